@@ -1,0 +1,101 @@
+// The state of one ukstap run: options, sources, the parsed files and what elaboration made of
+// them. Passes take a Session& and add their product to it.
+#pragma once
+
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ast/ast.h"
+#include "driver/diagnostics.h"
+
+namespace ukstap {
+
+// Command-line options, with SystemTap's meanings.
+struct Options {
+  std::string script_file;       // path, "-" for stdin; empty with -e
+  std::string script_text;       // -e
+  bool have_script_text = false;
+  std::vector<std::string> args;  // $1 @1 ...
+  int last_pass = 5;              // -p N
+  int verbose = 0;                // -v (repeatable)
+  std::string target_cmd;         // -c
+  int target_pid = 0;             // -x
+  std::string output_file;        // -o
+  std::vector<std::string> d_objects;  // -d
+  bool ldd = false;                    // --ldd
+  bool keep_tmpdir = false;            // -k
+  std::string module_name;             // -m
+  std::vector<std::pair<std::string, std::string>> defines;  // -D NAME=VALUE
+  std::vector<std::pair<std::string, std::string>> globals_init;  // -G VAR=VALUE
+  std::vector<std::string> include_dirs;  // -I
+  double timeout_s = 0;                   // -T
+  std::string list_pattern;               // -l / -L
+  bool list_with_vars = false;            // -L
+  bool dump_functions = false;
+  bool dump_probe_types = false;
+  bool guru_mode = false;  // -g: embedded code allowed in the user script
+  bool suppress_warnings = false;  // -w
+  bool unoptimized = false;        // -u
+};
+
+// A concrete probe after alias expansion and wildcard matching.
+struct DerivedProbe {
+  ast::ProbePoint* point = nullptr;  // concrete: no wildcards
+  // The alias chain, outermost last: for `syscall.openat` via `syscall.*` this is
+  // {syscall.openat (alias name), syscall.* (as written)}; -p2 prints "/* <- a <- b */".
+  std::vector<const ast::ProbePoint*> chain;
+  ast::Probe* source = nullptr;  // the user's (or synthetic) probe it came from
+  ast::Block* body = nullptr;    // alias prologues + body + epilogues, spliced
+  std::vector<ast::Vardecl*> locals;
+  ast::Expression* condition = nullptr;  // combined `if (...)` conditions; may be null
+  // The provider that serves it and the provider's parameters for later passes, e.g.
+  // family "tracepoint" with {"system","syscalls"}, {"event","sys_enter_openat"}.
+  std::string family;
+  std::map<std::string, std::string> params;
+  // $variables the point offers: name (with '$') -> type text ("long", "string", "char const*").
+  std::vector<std::pair<std::string, std::string>> target_vars;
+};
+
+class Session {
+ public:
+  explicit Session(std::ostream& err);
+  ~Session();
+
+  Options opts;
+  Diagnostics diag;
+  ast::Arena arena;
+
+  // Keeps a source alive for the whole session.
+  const SourceFile* add_source(std::string name, std::string text, bool is_tapset);
+
+  // The tapset directories, in search order: -I dirs, then the tree's or installed tapsets.
+  std::vector<std::string> tapset_dirs() const;
+  // Directory of the in-tree or installed runtime (runtime/), for later passes.
+  std::string runtime_dir() const;
+
+  // Pass 1 products.
+  ast::StapFile* user_file = nullptr;
+  std::vector<ast::StapFile*> tapset_files;
+
+  // Pass 2 products.
+  std::vector<DerivedProbe*> probes;
+  std::vector<ast::Vardecl*> globals;    // used globals, user's first, declaration order
+  std::vector<ast::Function*> functions;  // used functions
+  std::vector<ast::EmbeddedCode*> embeds;  // used tapsets' file-level %{ %} blocks
+
+  // -D values by name (MAXSTRINGLEN, MAXMAPENTRIES, MAXBACKTRACE, ...).
+  std::string define(const std::string& name, const std::string& fallback) const;
+
+ private:
+  std::vector<std::unique_ptr<SourceFile>> sources_;
+  std::vector<std::unique_ptr<DerivedProbe>> derived_;
+  friend DerivedProbe* new_derived_probe(Session& s);
+};
+
+DerivedProbe* new_derived_probe(Session& s);
+
+}  // namespace ukstap
