@@ -175,6 +175,7 @@ struct AtVarOp : Expression {
 // @defined(expr): true when expr (typically a $target) resolves.
 struct DefinedOp : Expression {
   Expression* operand = nullptr;
+  int value = -1;  // decided by elaboration: 1 when operand resolves, 0 when not
   void accept(Visitor& v) override;
 };
 

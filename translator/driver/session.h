@@ -14,6 +14,10 @@
 
 namespace ukstap {
 
+namespace probes {
+struct Cache;  // probes/: parsed tracefs formats, ELF symbols and DWARF digests of this run
+}
+
 // Command-line options, with SystemTap's meanings.
 struct Options {
   std::string script_file;       // path, "-" for stdin; empty with -e
@@ -48,6 +52,9 @@ struct DerivedProbe {
   // The alias chain, outermost last: for `syscall.openat` via `syscall.*` this is
   // {syscall.openat (alias name), syscall.* (as written)}; -p2 prints "/* <- a <- b */".
   std::vector<const ast::ProbePoint*> chain;
+  // The tapset alias name the written point matched first (what -l lists); null when the
+  // written point named a built-in point directly.
+  const ast::ProbePoint* alias_name = nullptr;
   ast::Probe* source = nullptr;  // the user's (or synthetic) probe it came from
   ast::Block* body = nullptr;    // alias prologues + body + epilogues, spliced
   std::vector<ast::Vardecl*> locals;
@@ -86,6 +93,10 @@ class Session {
   std::vector<ast::Vardecl*> globals;    // used globals, user's first, declaration order
   std::vector<ast::Function*> functions;  // used functions
   std::vector<ast::EmbeddedCode*> embeds;  // used tapsets' file-level %{ %} blocks
+
+  // Owned by translator/probes/ (created on first use): tracefs formats and ELF/DWARF data
+  // read while resolving probe points, so -l over ~700 syscall events stays fast.
+  std::shared_ptr<probes::Cache> probe_cache;
 
   // -D values by name (MAXSTRINGLEN, MAXMAPENTRIES, MAXBACKTRACE, ...).
   std::string define(const std::string& name, const std::string& fallback) const;

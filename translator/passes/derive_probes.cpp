@@ -1,0 +1,190 @@
+#include "passes/derive_probes.h"
+
+#include <set>
+
+#include "driver/diagnostics.h"
+#include "driver/session.h"
+
+namespace ukstap::passes {
+
+namespace {
+
+constexpr int kMaxAliasDepth = 32;
+
+bool args_match(const ast::Expression* pat, const ast::Expression* name) {
+  if (!pat && !name) return true;
+  if (!pat || !name) return false;
+  auto* pn = dynamic_cast<const ast::LiteralNumber*>(pat);
+  auto* nn = dynamic_cast<const ast::LiteralNumber*>(name);
+  if (pn && nn) return pn->value == nn->value;
+  auto* ps = dynamic_cast<const ast::LiteralString*>(pat);
+  auto* ns = dynamic_cast<const ast::LiteralString*>(name);
+  if (ps && ns) return probes::glob_match(ps->value, ns->value);
+  return false;
+}
+
+bool match_from(const ast::ProbePoint& pat, size_t pi, const ast::ProbePoint& name, size_t ni) {
+  if (pi == pat.components.size()) return ni == name.components.size();
+  const auto& pc = pat.components[pi];
+  if (pc.functor == "**" && !pc.arg) {
+    // `**` swallows zero or more whole components.
+    for (size_t k = ni; k <= name.components.size(); ++k)
+      if (match_from(pat, pi + 1, name, k)) return true;
+    return false;
+  }
+  if (ni == name.components.size()) return false;
+  const auto& nc = name.components[ni];
+  if (!probes::glob_match(pc.functor, nc.functor)) return false;
+  if (!args_match(pc.arg, nc.arg)) return false;
+  return match_from(pat, pi + 1, name, ni + 1);
+}
+
+// How many leading components of `pat` match some alias name's leading components (for the
+// "probe point mismatch" diagnostic), with the candidate names at the first mismatching depth.
+size_t matching_prefix(const ast::ProbePoint& pat, const SymbolTable& symbols,
+                       std::vector<std::string>& candidates) {
+  size_t best = 0;
+  std::vector<std::vector<std::string>> by_depth(pat.components.size() + 1);
+  std::set<std::pair<size_t, std::string>> seen;
+  for (auto& a : symbols.aliases()) {
+    for (auto* name : a.alias->alias_names) {
+      size_t d = 0;
+      while (d < pat.components.size() && d < name->components.size() &&
+             probes::glob_match(pat.components[d].functor, name->components[d].functor))
+        ++d;
+      best = std::max(best, d);
+      // The names available right after the matched prefix.
+      if (d < name->components.size() && d <= pat.components.size() &&
+          seen.insert({d, name->components[d].functor}).second)
+        by_depth[d].push_back(name->components[d].functor);
+    }
+  }
+  candidates = best < by_depth.size() ? by_depth[best] : std::vector<std::string>{};
+  return best;
+}
+
+struct Context {
+  std::vector<const ast::ProbePoint*> chain;  // outer points, written one first
+  std::vector<BodyPiece> prologues;
+  std::vector<BodyPiece> epilogues;
+  std::vector<const ast::Expression*> conditions;
+  const ast::ProbePoint* alias_name = nullptr;
+};
+
+void derive(Session& s, const SymbolTable& symbols, const ast::ProbePoint& pp, Context ctx,
+            int depth, std::vector<Derivation>& out);
+
+// Resolves the locations of one probe or alias body in order, honouring `?` and `!`.
+void derive_locations(Session& s, const SymbolTable& symbols,
+                      const std::vector<ast::ProbePoint*>& locations, const Context& ctx,
+                      int depth, std::vector<Derivation>& out) {
+  for (auto* loc : locations) {
+    size_t before = out.size();
+    try {
+      derive(s, symbols, *loc, ctx, depth, out);
+    } catch (const SemanticError&) {
+      if (!loc->optional) throw;
+      out.resize(before);
+    }
+    if (loc->sufficient && out.size() > before) break;
+  }
+}
+
+void derive(Session& s, const SymbolTable& symbols, const ast::ProbePoint& pp, Context ctx,
+            int depth, std::vector<Derivation>& out) {
+  if (depth > kMaxAliasDepth)
+    throw SemanticError("recursive loop in alias expansion", pp.tok);
+  if (pp.condition) ctx.conditions.push_back(pp.condition);
+  ctx.chain.push_back(&pp);
+
+  bool matched_alias = false;
+  for (auto& entry : symbols.aliases()) {
+    for (auto* name : entry.alias->alias_names) {
+      if (!point_matches(pp, *name)) continue;
+      matched_alias = true;
+      Context inner = ctx;
+      if (inner.chain.back() != name && name->str() != pp.str()) inner.chain.push_back(name);
+      if (!inner.alias_name) inner.alias_name = name;
+      BodyPiece piece{entry.alias->body, entry.file};
+      if (entry.alias->body) {
+        // Deeper aliases run their prologue first and their epilogue last.
+        if (entry.alias->epilogue_style)
+          inner.epilogues.push_back(piece);
+        else
+          inner.prologues.insert(inner.prologues.begin(), piece);
+      }
+      size_t before = out.size();
+      derive_locations(s, symbols, entry.alias->locations, inner, depth + 1, out);
+      if (out.size() == before && !pp.has_wildcard() && !pp.optional)
+        throw SemanticError("no match", name->tok ? name->tok : pp.tok);
+    }
+  }
+  if (matched_alias) return;
+
+  const auto& first = pp.components.empty() ? std::string() : pp.components[0].functor;
+  if (probes::is_builtin_family(first)) {
+    std::vector<probes::ResolvedPoint> points;
+    try {
+      probes::resolve_builtin(s, pp, points);
+    } catch (const SemanticError& e) {
+      throw SemanticError("while resolving probe point", pp.tok, e);
+    }
+    if (points.empty() && !pp.optional)
+      throw SemanticError("while resolving probe point", pp.tok, SemanticError("no match"));
+    for (auto& rp : points) {
+      Derivation d;
+      d.resolved = rp;
+      d.chain.assign(ctx.chain.rbegin(), ctx.chain.rend());
+      d.alias_name = ctx.alias_name;
+      d.prologues = ctx.prologues;
+      d.epilogues = ctx.epilogues;
+      d.conditions = ctx.conditions;
+      out.push_back(std::move(d));
+    }
+    return;
+  }
+
+  // Neither an alias nor a built-in: say which component is wrong and what would be close.
+  std::vector<std::string> candidates;
+  size_t depth_ok = matching_prefix(pp, symbols, candidates);
+  if (depth_ok == 0) {
+    for (const auto* fam : {"begin", "end", "error", "never", "timer", "kernel", "process",
+                            "perf", "syscall", "syscall_any"})
+      candidates.push_back(fam);
+  }
+  size_t at = std::min(depth_ok, pp.components.empty() ? 0 : pp.components.size() - 1);
+  const Token* bad = pp.components.empty() ? pp.tok : pp.components[at].tok;
+  std::string what = pp.components.empty() ? "" : pp.components[at].functor;
+  auto similar = closest_names(what, candidates);
+  std::string msg = "probe point mismatch";
+  if (!similar.empty()) msg += " (similar: " + join(similar, ", ") + ")";
+  if (pp.has_wildcard() && depth_ok == pp.components.size()) msg = "no match";
+  throw SemanticError("while resolving probe point", pp.components.empty() ? pp.tok
+                                                                           : pp.components[0].tok,
+                      SemanticError(msg, bad ? bad : pp.tok));
+}
+
+}  // namespace
+
+bool point_matches(const ast::ProbePoint& pattern, const ast::ProbePoint& name) {
+  return match_from(pattern, 0, name, 0);
+}
+
+void derive_points(Session& s, const SymbolTable& symbols, const ast::ProbePoint& written,
+                   std::vector<Derivation>& out) {
+  size_t before = out.size();
+  try {
+    derive(s, symbols, written, Context{}, 0, out);
+  } catch (const SemanticError& e) {
+    if (written.optional) {
+      out.resize(before);
+      return;
+    }
+    // Wrap a bare cause in the chain stap prints.
+    if (std::string(e.what()) == "while resolving probe point") throw;
+    throw SemanticError("while resolving probe point",
+                        written.components.empty() ? written.tok : written.components[0].tok, e);
+  }
+}
+
+}  // namespace ukstap::passes

@@ -1,0 +1,109 @@
+// -l / -L PATTERN and --dump-functions.
+#include <algorithm>
+#include <map>
+#include <ostream>
+#include <set>
+
+#include "driver/passes.h"
+#include "parse/parser.h"
+#include "passes/derive_probes.h"
+#include "passes/elaborate_steps.h"
+#include "passes/print_signatures.h"
+
+namespace ukstap {
+
+namespace {
+
+// The pattern as a one-probe script with an empty body, so it goes through the same alias and
+// wildcard expansion as any script.
+ast::StapFile* pattern_file(Session& s) {
+  std::string text = "probe " + s.opts.list_pattern + " {}\n";
+  const SourceFile* src = s.add_source("<input>", text, /*is_tapset=*/false);
+  parse::MacroLibrary none;
+  return parse::parse_file(s, src, none);
+}
+
+std::string listed_name(const DerivedProbe& p) {
+  return p.alias_name ? p.alias_name->str() : p.point->str();
+}
+
+}  // namespace
+
+int list_probes(Session& s, std::ostream& out) {
+  ast::StapFile* file = pattern_file(s);
+  if (!file || file->probes.empty()) return 1;
+
+  if (!s.opts.list_with_vars) {
+    // -l needs only the names: no symbol resolution, so it stays fast over every syscall.
+    passes::SymbolTable symbols(s);
+    std::set<std::string> names;
+    for (auto* loc : file->probes[0]->locations) {
+      std::vector<passes::Derivation> ds;
+      try {
+        passes::derive_points(s, symbols, *loc, ds);
+      } catch (const SemanticError&) {
+        continue;  // stap -l prints nothing for what does not resolve
+      }
+      for (auto& d : ds) names.insert(d.alias_name ? d.alias_name->str() : d.resolved.point->str());
+    }
+    for (auto& n : names) out << n << "\n";
+    return names.empty() ? 1 : 0;
+  }
+
+  // -L: the alias's locals with their inferred types, then the $variables of a built-in point.
+  s.user_file = file;
+  if (passes::elaborate_probes(s, {file}) != 0 && s.probes.empty()) return 1;
+  std::map<std::string, std::vector<const DerivedProbe*>> by_name;
+  for (auto* p : s.probes)
+    if (!p->source || !p->source->synthetic) by_name[listed_name(*p)].push_back(p);
+  for (auto& [name, probes] : by_name) {
+    std::string line = name;
+    std::set<std::string> seen;
+    for (auto* p : probes)
+      for (auto* l : p->locals) {
+        if (l->name.rfind("__", 0) == 0 || !seen.insert(l->name).second) continue;
+        line += " " + l->name + ":" + ast::type_name(l->type);
+      }
+    if (!probes.front()->alias_name) {
+      for (auto& [var, type] : probes.front()->target_vars) {
+        bool common = std::all_of(probes.begin(), probes.end(), [&](const DerivedProbe* p) {
+          return std::find(p->target_vars.begin(), p->target_vars.end(),
+                           std::make_pair(var, type)) != p->target_vars.end();
+        });
+        if (common) line += " " + var + ":" + type;
+      }
+    }
+    out << line << "\n";
+  }
+  return by_name.empty() ? 1 : 0;
+}
+
+void dump_functions(Session& s, std::ostream& out) {
+  passes::SymbolTable symbols(s);
+  passes::UsedSymbols used;
+  for (auto* f : s.tapset_files)
+    for (auto* fn : f ? f->functions : std::vector<ast::Function*>{})
+      if (!fn->is_private && used.function_set.insert(fn).second) {
+        fn->from_tapset = true;
+        used.functions.push_back(fn);
+      }
+  size_t next = 0;
+  passes::resolve_pending_functions(s, symbols, used, next);
+  s.probes.clear();
+  s.functions = used.functions;
+  passes::infer_types(s);
+  std::vector<std::string> lines;
+  for (auto* fn : used.functions) {
+    if (fn->is_private || !fn->from_tapset) continue;
+    std::string line = passes::function_signature(*fn);
+    for (auto& pragma : fn->pragmas) {
+      bool privilege = pragma.find("unprivileged") != std::string::npos;
+      if (privilege || s.opts.verbose > 0) line += " /* " + pragma + " */";
+    }
+    lines.push_back(line);
+  }
+  std::sort(lines.begin(), lines.end());
+  for (auto& l : lines) out << l << "\n";
+}
+
+}  // namespace ukstap

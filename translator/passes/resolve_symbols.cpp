@@ -1,0 +1,322 @@
+// Symbol resolution: names → declarations, for probe bodies and the functions they call.
+#include <algorithm>
+#include <map>
+
+#include "passes/elaborate_steps.h"
+
+namespace ukstap::passes {
+
+namespace {
+
+bool is_pretty_target(const std::string& name, const std::vector<ast::TargetComponent>& comps) {
+  if (name.rfind("$$", 0) == 0) return true;
+  return !comps.empty() && comps.back().kind == ast::TargetComponent::Kind::PrettyPrint;
+}
+
+// A char array ("char comm[16]") reads as a string, as in SystemTap; everything else is a long.
+ast::Type target_type(const std::string& type_text) {
+  if (type_text.find("char") != std::string::npos && type_text.find('[') != std::string::npos)
+    return ast::Type::String;
+  if (type_text == "string") return ast::Type::String;
+  return ast::Type::Long;
+}
+
+class Resolver : public ast::TraversingVisitor {
+ public:
+  Resolver(Session& s, const SymbolTable& symbols, UsedSymbols& used)
+      : s_(s), symbols_(symbols), used_(used) {}
+
+  int errors = 0;
+
+  void resolve_probe(DerivedProbe& p, ast::Statement* piece, ast::StapFile* file) {
+    probe_ = &p;
+    function_ = nullptr;
+    locals_ = &p.locals;
+    file_ = file;
+    run(piece);
+  }
+  void resolve_condition(DerivedProbe& p, ast::Expression* cond, ast::StapFile* file) {
+    probe_ = &p;
+    function_ = nullptr;
+    locals_ = &p.locals;
+    file_ = file;
+    try {
+      cond->accept(*this);
+    } catch (const SemanticError& e) {
+      report(e);
+    }
+  }
+  void resolve_function(ast::Function& f) {
+    probe_ = nullptr;
+    function_ = &f;
+    locals_ = &f.locals;
+    file_ = symbols_.file_of(&f);
+    if (f.body) run(f.body);
+  }
+
+ private:
+  void run(ast::Statement* st) {
+    try {
+      st->accept(*this);
+    } catch (const SemanticError& e) {
+      report(e);
+    }
+  }
+  void report(const SemanticError& e) {
+    s_.diag.semantic_error(e);
+    ++errors;
+  }
+
+  ast::Vardecl* find_local(const std::string& name) {
+    if (function_)
+      for (auto* a : function_->formal_args)
+        if (a->name == name) return a;
+    for (auto* l : *locals_)
+      if (l->name == name) return l;
+    return nullptr;
+  }
+
+  void use_global(ast::Vardecl* g) {
+    if (used_.global_set.insert(g).second) used_.globals.push_back(g);
+  }
+
+  // A name in value position: a parameter, a local, a global, or a new local.
+  void bind(ast::Symbol& e) {
+    if (e.referent) return;
+    if (auto* l = find_local(e.name)) {
+      e.referent = l;
+      return;
+    }
+    if (auto* g = symbols_.find_global(e.name, file_)) {
+      e.referent = g;
+      use_global(g);
+      return;
+    }
+    auto* l = s_.arena.node<ast::Vardecl>(e.tok);
+    l->name = e.name;
+    locals_->push_back(l);
+    e.referent = l;
+  }
+
+  // A name that must be a global array or aggregate.
+  void bind_global(ast::Symbol& e, const char* what) {
+    if (!find_local(e.name))
+      if (auto* g = symbols_.find_global(e.name, file_)) {
+        e.referent = g;
+        use_global(g);
+        return;
+      }
+    throw SemanticError(std::string(what) + " locals not supported, missing global declaration?",
+                        e.tok);
+  }
+
+  void bind_indexable(ast::Expression* base, const char* what) {
+    if (auto* sym = dynamic_cast<ast::Symbol*>(base))
+      bind_global(*sym, what);
+    else if (base)
+      base->accept(*this);
+  }
+
+ public:
+  void visit(ast::Symbol& e) override { bind(e); }
+
+  void visit(ast::ArrayIndex& e) override {
+    bind_indexable(e.base, "array");
+    for (auto* i : e.indexes)
+      if (i) i->accept(*this);
+  }
+
+  void visit(ast::ForeachLoop& s) override {
+    bind_indexable(s.base, "array");
+    for (auto* i : s.indexes) bind(*i);
+    if (s.value) bind(*s.value);
+    for (auto* x : s.array_slice)
+      if (x) x->accept(*this);
+    if (s.limit) s.limit->accept(*this);
+    if (s.body) s.body->accept(*this);
+  }
+
+  void visit(ast::AssignmentExpr& e) override {
+    if (e.op == "<<<") {
+      if (auto* sym = dynamic_cast<ast::Symbol*>(e.left)) bind_global(*sym, "aggregate");
+      else e.left->accept(*this);
+    } else {
+      e.left->accept(*this);
+    }
+    e.right->accept(*this);
+  }
+
+  void visit(ast::StatOp& e) override { bind_indexable(e.stat, "aggregate"); }
+  void visit(ast::HistogramOp& e) override { bind_indexable(e.stat, "aggregate"); }
+
+  void visit(ast::TryBlock& s) override {
+    if (s.try_block) s.try_block->accept(*this);
+    if (s.catch_var) bind(*s.catch_var);
+    if (s.catch_block) s.catch_block->accept(*this);
+  }
+
+  void visit(ast::FunctionCall& e) override {
+    for (auto* a : e.args) a->accept(*this);
+    if (e.referent) return;
+    ast::Function* f = symbols_.find_function(e.name, file_);
+    if (!f) {
+      auto similar = symbols_.similar_functions(e.name);
+      std::string msg = "unresolved function " + e.name;
+      if (!similar.empty()) msg += " (similar: " + join(similar, ", ") + ")";
+      throw SemanticError(msg, e.tok);
+    }
+    if (f->formal_args.size() != e.args.size())
+      throw SemanticError("arity mismatch found (function '" + e.name + "' takes " +
+                              std::to_string(f->formal_args.size()) + " args)",
+                          e.tok);
+    e.referent = f;
+    if (used_.function_set.insert(f).second) used_.functions.push_back(f);
+  }
+
+  void visit(ast::TargetSymbol& e) override {
+    for (auto& c : e.components)
+      if (c.expr_index) c.expr_index->accept(*this);
+    e.type = resolve_target(e.name, e.components, e.tok, /*quiet=*/false);
+  }
+
+  void visit(ast::DefinedOp& e) override {
+    e.value = defined_value(e.operand);
+    e.type = ast::Type::Long;
+  }
+
+  // @defined folds in pass 2, and a branch it rules out is dropped before anything in it is
+  // resolved: `if (@defined($x)) y = $x` must not fail where $x does not exist.
+  void visit(ast::IfStatement& s) override {
+    int v = static_value(s.condition);
+    if (v < 0) return ast::TraversingVisitor::visit(s);
+    s.condition = literal(s.condition->tok, v);
+    if (v) {
+      s.else_stmt = nullptr;
+      if (s.then_stmt) s.then_stmt->accept(*this);
+    } else {
+      s.then_stmt = s_.arena.node<ast::NullStatement>(s.tok);
+      if (s.else_stmt) s.else_stmt->accept(*this);
+    }
+  }
+
+  void visit(ast::TernaryExpression& e) override {
+    int v = static_value(e.condition);
+    if (v < 0) return ast::TraversingVisitor::visit(e);
+    e.condition = literal(e.condition->tok, v);
+    // The dead branch becomes the live one, so both have the same type and nothing in the
+    // dead branch has to resolve.
+    if (v)
+      e.falsevalue = e.truevalue;
+    else
+      e.truevalue = e.falsevalue;
+    e.truevalue->accept(*this);
+  }
+
+ private:
+  ast::LiteralNumber* literal(const Token* tok, int64_t v) {
+    auto* n = s_.arena.node<ast::LiteralNumber>(tok);
+    n->value = v;
+    n->type = ast::Type::Long;
+    return n;
+  }
+
+  // 1/0 when `e` is decided now (@defined, literals, !, &&, || of those), else -1.
+  int static_value(ast::Expression* e) {
+    if (auto* d = dynamic_cast<ast::DefinedOp*>(e)) {
+      d->value = defined_value(d->operand);
+      return d->value;
+    }
+    if (auto* n = dynamic_cast<ast::LiteralNumber*>(e)) return n->value != 0;
+    if (auto* u = dynamic_cast<ast::UnaryExpression*>(e)) {
+      if (u->op != "!") return -1;
+      int v = static_value(u->operand);
+      return v < 0 ? -1 : !v;
+    }
+    if (auto* a = dynamic_cast<ast::LogicalAndExpr*>(e)) {
+      int l = static_value(a->left);
+      if (l == 0) return 0;
+      return l == 1 ? static_value(a->right) : -1;
+    }
+    if (auto* o = dynamic_cast<ast::LogicalOrExpr*>(e)) {
+      int l = static_value(o->left);
+      if (l == 1) return 1;
+      return l == 0 ? static_value(o->right) : -1;
+    }
+    return -1;
+  }
+
+  int defined_value(ast::Expression* operand) {
+    if (auto* t = dynamic_cast<ast::TargetSymbol*>(operand))
+      return resolve_target(t->name, t->components, t->tok, /*quiet=*/true) !=
+             ast::Type::Unknown;
+    if (dynamic_cast<ast::CastOp*>(operand) || dynamic_cast<ast::AtVarOp*>(operand))
+      return 0;  // no DWARF type information for them yet
+    return 1;  // plain expressions are always defined
+  }
+
+  // The type of $name in the current probe, or Unknown (throwing unless quiet).
+  ast::Type resolve_target(const std::string& name,
+                           const std::vector<ast::TargetComponent>& comps, const Token* tok,
+                           bool quiet) {
+    if (!probe_) {
+      if (quiet) return ast::Type::Unknown;
+      throw SemanticError("target variable " + name + " used outside a probe handler", tok);
+    }
+    const auto& vars = probe_->target_vars;
+    if (name == "$$vars" || name == "$$parms" || name == "$$locals" ||
+        (name == "$$return" && !vars.empty())) {
+      if (!vars.empty()) return ast::Type::String;
+    } else {
+      for (auto& [n, t] : vars)
+        if (n == name) return is_pretty_target(name, comps) ? ast::Type::String : target_type(t);
+    }
+    if (quiet) return ast::Type::Unknown;
+    std::vector<std::string> alts;
+    for (auto& [n, t] : vars) alts.push_back(n);
+    std::string kind = probe_->family == "tracepoint" ? "tracepoint variable" : "target variable";
+    std::string msg = "unable to find " + kind + " '" + name + "'";
+    if (!alts.empty()) msg += " (alternatives: " + join(alts, " ") + ")";
+    else msg += " (probe point " + probe_->point->str() + " has no target variables)";
+    throw SemanticError(msg, tok);
+  }
+
+  Session& s_;
+  const SymbolTable& symbols_;
+  UsedSymbols& used_;
+  DerivedProbe* probe_ = nullptr;
+  ast::Function* function_ = nullptr;
+  std::vector<ast::Vardecl*>* locals_ = nullptr;
+  const ast::StapFile* file_ = nullptr;
+};
+
+}  // namespace
+
+int resolve_probe_symbols(
+    Session& s, const SymbolTable& symbols, DerivedProbe& p,
+    const std::vector<std::pair<const ast::Statement*, ast::StapFile*>>& piece_owners,
+    UsedSymbols& used) {
+  Resolver r(s, symbols, used);
+  // Each spliced piece resolves private names against the file it came from.
+  for (auto* st : p.body->statements) {
+    ast::StapFile* file = s.user_file;
+    for (auto& [piece, f] : piece_owners)
+      if (piece == st) file = f;
+    r.resolve_probe(p, st, file);
+  }
+  if (p.condition) r.resolve_condition(p, p.condition, s.user_file);
+  return r.errors;
+}
+
+int resolve_pending_functions(Session& s, const SymbolTable& symbols, UsedSymbols& used,
+                              size_t& next_function) {
+  int errors = 0;
+  // Resolving a function can discover more functions: walk the growing list.
+  while (next_function < used.functions.size()) {
+    Resolver r(s, symbols, used);
+    r.resolve_function(*used.functions[next_function++]);
+    errors += r.errors;
+  }
+  return errors;
+}
+
+}  // namespace ukstap::passes

@@ -1,0 +1,107 @@
+// Checks that do not depend on types: control flow that cannot be, target writes without -g,
+// and SystemTap's "never-assigned local variable" warning.
+#include <set>
+
+#include "passes/elaborate_steps.h"
+
+namespace ukstap::passes {
+
+namespace {
+
+class Checker : public ast::TraversingVisitor {
+ public:
+  Checker(Session& s, bool in_function, bool privileged)
+      : s_(s), in_function_(in_function), privileged_(privileged) {}
+  int errors = 0;
+  std::set<const ast::Vardecl*> written;  // locals given a value somewhere
+
+  void visit(ast::ForLoop& s) override {
+    ++loops_;
+    TraversingVisitor::visit(s);
+    --loops_;
+  }
+  void visit(ast::ForeachLoop& s) override {
+    for (auto* i : s.indexes) written.insert(i->referent);
+    if (s.value) written.insert(s.value->referent);
+    ++loops_;
+    TraversingVisitor::visit(s);
+    --loops_;
+  }
+  void visit(ast::BreakStatement& s) override {
+    if (!loops_) fail("break statement outside loop", s.tok);
+  }
+  void visit(ast::ContinueStatement& s) override {
+    if (!loops_) fail("continue statement outside loop", s.tok);
+  }
+  void visit(ast::NextStatement& s) override {
+    if (in_function_) fail("next statement in a function", s.tok);
+  }
+  void visit(ast::ReturnStatement& s) override {
+    if (!in_function_) fail("return statement outside function", s.tok);
+    TraversingVisitor::visit(s);
+  }
+  void visit(ast::TryBlock& s) override {
+    if (s.catch_var) written.insert(s.catch_var->referent);
+    TraversingVisitor::visit(s);
+  }
+  void visit(ast::AssignmentExpr& e) override {
+    note_write(e.left);
+    TraversingVisitor::visit(e);
+  }
+  void visit(ast::PreCrement& e) override {
+    note_write(e.operand);
+    TraversingVisitor::visit(e);
+  }
+  void visit(ast::PostCrement& e) override {
+    note_write(e.operand);
+    TraversingVisitor::visit(e);
+  }
+
+ private:
+  void note_write(ast::Expression* lhs) {
+    if (auto* sym = dynamic_cast<ast::Symbol*>(lhs)) written.insert(sym->referent);
+    if (dynamic_cast<ast::TargetSymbol*>(lhs) && !privileged_ && !s_.opts.guru_mode)
+      fail("write to target variable not permitted; need stap -g", lhs->tok);
+  }
+  void fail(const std::string& msg, const Token* tok) {
+    s_.diag.semantic_error(SemanticError(msg, tok));
+    ++errors;
+  }
+  Session& s_;
+  bool in_function_;
+  bool privileged_;
+  int loops_ = 0;
+};
+
+// "never-assigned local variable 'x'": read but never given a value.
+void warn_unassigned(Session& s, const std::vector<ast::Vardecl*>& locals,
+                     const std::set<const ast::Vardecl*>& written) {
+  for (auto* l : locals) {
+    if (written.count(l)) continue;
+    s.diag.warning("never-assigned local variable '" + l->name + "'", l->tok);
+  }
+}
+
+}  // namespace
+
+int check_semantics(Session& s) {
+  int errors = 0;
+  for (auto* p : s.probes) {
+    Checker c(s, false, p->source && p->source->privileged);
+    // Alias prologues come from tapsets, which may write $targets; the user's body may not.
+    p->body->accept(c);
+    errors += c.errors;
+    warn_unassigned(s, p->locals, c.written);
+  }
+  for (auto* f : s.functions) {
+    Checker c(s, true, f->from_tapset);
+    if (f->body) f->body->accept(c);
+    errors += c.errors;
+    std::set<const ast::Vardecl*> written = c.written;
+    for (auto* a : f->formal_args) written.insert(a);
+    warn_unassigned(s, f->locals, written);
+  }
+  return errors;
+}
+
+}  // namespace ukstap::passes

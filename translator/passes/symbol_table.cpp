@@ -1,0 +1,107 @@
+#include "passes/symbol_table.h"
+
+#include <algorithm>
+#include <set>
+
+#include "driver/session.h"
+
+namespace ukstap::passes {
+
+SymbolTable::SymbolTable(Session& s) {
+  if (s.user_file) files_.push_back(s.user_file);
+  for (auto* f : s.tapset_files)
+    if (f) files_.push_back(f);
+  for (auto* f : files_) {
+    for (auto* fn : f->functions) {
+      functions_.insert({fn->name, {fn, f}});
+      owner_[fn] = f;
+    }
+    for (auto* g : f->globals) {
+      globals_.insert({g->name, {g, f}});
+      owner_[g] = f;
+    }
+    for (auto* a : f->aliases) {
+      aliases_.push_back({a, f});
+      owner_[a] = f;
+    }
+    for (auto* p : f->probes) owner_[p] = f;
+  }
+}
+
+ast::StapFile* SymbolTable::file_of(const void* decl) const {
+  auto it = owner_.find(decl);
+  return it == owner_.end() ? nullptr : it->second;
+}
+
+// Lookup order: a private declaration of the same file, then the user's file, then tapsets in
+// load order. Files are in that order in `files_`, and multimap keeps insertion order per key.
+template <typename T, typename M>
+static T* lookup(const M& map, const std::string& name, const ast::StapFile* from) {
+  auto [lo, hi] = map.equal_range(name);
+  for (auto it = lo; it != hi; ++it)
+    if (it->second.decl->is_private && it->second.file == from) return it->second.decl;
+  for (auto it = lo; it != hi; ++it)
+    if (!it->second.decl->is_private) return it->second.decl;
+  return nullptr;
+}
+
+ast::Function* SymbolTable::find_function(const std::string& name,
+                                          const ast::StapFile* from) const {
+  return lookup<ast::Function>(functions_, name, from);
+}
+
+ast::Vardecl* SymbolTable::find_global(const std::string& name, const ast::StapFile* from) const {
+  return lookup<ast::Vardecl>(globals_, name, from);
+}
+
+std::vector<std::string> SymbolTable::similar_functions(const std::string& name,
+                                                        size_t max) const {
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  for (auto& [n, e] : functions_)
+    if (!e.decl->is_private && seen.insert(n).second) names.push_back(n);
+  return closest_names(name, names, max);
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::vector<std::string> closest_names(const std::string& name,
+                                       const std::vector<std::string>& candidates, size_t max) {
+  size_t limit = std::max<size_t>(2, name.size() / 2);
+  std::vector<std::pair<size_t, size_t>> scored;  // distance, index
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    size_t d = edit_distance(name, candidates[i]);
+    if (d <= limit && candidates[i] != name) scored.push_back({d, i});
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](auto& x, auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (auto& [d, i] : scored) {
+    if (out.size() >= max) break;
+    out.push_back(candidates[i]);
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts, const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+}  // namespace ukstap::passes
