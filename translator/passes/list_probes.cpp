@@ -33,21 +33,23 @@ int list_probes(Session& s, std::ostream& out) {
   ast::StapFile* file = pattern_file(s);
   if (!file || file->probes.empty()) return 1;
 
-  if (!s.opts.list_with_vars) {
-    // -l needs only the names: no symbol resolution, so it stays fast over every syscall.
-    passes::SymbolTable symbols(s);
-    std::set<std::string> names;
-    for (auto* loc : file->probes[0]->locations) {
-      std::vector<passes::Derivation> ds;
-      try {
-        passes::derive_points(s, symbols, *loc, ds);
-      } catch (const SemanticError&) {
-        continue;  // stap -l prints nothing for what does not resolve
-      }
-      for (auto& d : ds) names.insert(d.alias_name ? d.alias_name->str() : d.resolved.point->str());
+  // Names first, without symbol resolution, so -l stays fast over every syscall; -L goes on
+  // only when something matched (stap prints nothing for a pattern that matches nothing).
+  passes::SymbolTable symbols(s);
+  std::set<std::string> names;
+  for (auto* loc : file->probes[0]->locations) {
+    std::vector<passes::Derivation> ds;
+    try {
+      passes::derive_points(s, symbols, *loc, ds);
+    } catch (const SemanticError&) {
+      continue;
     }
+    for (auto& d : ds) names.insert(d.alias_name ? d.alias_name->str() : d.resolved.point->str());
+  }
+  if (names.empty()) return 1;
+  if (!s.opts.list_with_vars) {
     for (auto& n : names) out << n << "\n";
-    return names.empty() ? 1 : 0;
+    return 0;
   }
 
   // -L: the alias's locals with their inferred types, then the $variables of a built-in point.
@@ -65,12 +67,12 @@ int list_probes(Session& s, std::ostream& out) {
         line += " " + l->name + ":" + ast::type_name(l->type);
       }
     if (!probes.front()->alias_name) {
-      for (auto& [var, type] : probes.front()->target_vars) {
+      for (const auto& var : probes.front()->target_vars) {
         bool common = std::all_of(probes.begin(), probes.end(), [&](const DerivedProbe* p) {
-          return std::find(p->target_vars.begin(), p->target_vars.end(),
-                           std::make_pair(var, type)) != p->target_vars.end();
+          return std::find(p->target_vars.begin(), p->target_vars.end(), var) !=
+                 p->target_vars.end();
         });
-        if (common) line += " " + var + ":" + type;
+        if (common) line += " " + var.first + ":" + var.second;
       }
     }
     out << line << "\n";

@@ -158,7 +158,7 @@ class Resolver : public ast::TraversingVisitor {
   void visit(ast::FunctionCall& e) override {
     for (auto* a : e.args) a->accept(*this);
     if (e.referent) return;
-    ast::Function* f = symbols_.find_function(e.name, file_);
+    ast::Function* f = symbols_.find_function(e.name, file_, e.args.size());
     if (!f) {
       auto similar = symbols_.similar_functions(e.name);
       std::string msg = "unresolved function " + e.name;

@@ -50,6 +50,18 @@ ast::Function* SymbolTable::find_function(const std::string& name,
   return lookup<ast::Function>(functions_, name, from);
 }
 
+ast::Function* SymbolTable::find_function(const std::string& name, const ast::StapFile* from,
+                                          size_t nargs) const {
+  auto [lo, hi] = functions_.equal_range(name);
+  for (int pass = 0; pass < 2; ++pass)
+    for (auto it = lo; it != hi; ++it) {
+      const auto& e = it->second;
+      bool visible = pass == 0 ? (e.decl->is_private && e.file == from) : !e.decl->is_private;
+      if (visible && e.decl->formal_args.size() == nargs) return e.decl;
+    }
+  return find_function(name, from);
+}
+
 ast::Vardecl* SymbolTable::find_global(const std::string& name, const ast::StapFile* from) const {
   return lookup<ast::Vardecl>(globals_, name, from);
 }

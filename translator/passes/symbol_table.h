@@ -26,6 +26,9 @@ class SymbolTable {
 
   // `from` is the file whose code does the lookup (for private names); null = the user's view.
   ast::Function* find_function(const std::string& name, const ast::StapFile* from) const;
+  // Functions may be overloaded by their number of parameters (stap's assert/1, assert/2).
+  ast::Function* find_function(const std::string& name, const ast::StapFile* from,
+                               size_t nargs) const;
   ast::Vardecl* find_global(const std::string& name, const ast::StapFile* from) const;
   const std::vector<AliasEntry>& aliases() const { return aliases_; }
 

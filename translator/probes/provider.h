@@ -27,6 +27,19 @@ struct ResolvedPoint {
   std::vector<std::pair<std::string, std::string>> target_vars;
 };
 
+// params by family (additive documentation; numbers are decimal unless written 0x...):
+//   begin/end/error: priority.  never: none.
+//   timer: kind = "hrtimer" (period_ns, randomize_ns; hz too for timer.hz), "jiffies"
+//          (jiffies, randomize_jiffies) or "profile".
+//   tracepoint: system, event, id, fields = "name:offset:size:signed:C type;" for every
+//          non-common_ field of the format file (target_vars skip __syscall_nr).
+//   process: event ("begin", "end", "thread.begin", "thread.end"), path and/or pid when given.
+//   uprobe (function): path, symbol, offset (file offset, 0x...), address (st_value), size,
+//          return ("0"/"1"), pid (process(PID)), debuginfo (file the DWARF came from).
+//   uprobe (mark): sdt = "1", path, provider, name, offset, address, semaphore_offset (0x0 when
+//          none), args (the note's "8@%rdi -4@%esi"), nargs, return = "0".
+//   perf: type, config, sample_period or freq, process ("" = the -c/-x target), counter;
+//          available = "0" + unavailable_reason when the machine lacks the PMU (hardware).
 // Resolves `pp` against the built-in families and appends every match to `out`.
 // Throws SemanticError (pointing at the offending component's token) when the family is unknown
 // ("probe point mismatch (similar: ...)"), when it is one this kernel cannot serve (kprobes,
@@ -46,5 +59,25 @@ void dump_probe_types(std::ostream& out);
 // '?' one char, '[...]' classes and '{a,b}' alternatives.
 bool glob_match(const std::string& pattern, const std::string& text);
 bool has_glob(const std::string& s);
+
+// ---- additions (probes/glob.cpp) ----
+// glob_match() above matches one component or one string argument: '*' matches any run of
+// characters (also '.', so function("foo.*") works), '\\' escapes, a malformed '[' or '{' is
+// literal, and '{a,b}' alternatives may nest ("sys_{enter,exit}_open*").
+//
+// Whole dotted names, for alias matching: '*' and '?' never cross a '.', '**' does, so
+// "syscall.*" matches "syscall.open" but not "syscall.open.return", "syscall.**" matches both.
+bool glob_match_dotted(const std::string& pattern, const std::string& dotted_name);
+// The same over split components: a pattern component "**" swallows zero or more whole
+// components, any other one matches exactly one component.
+bool glob_match_components(const std::vector<std::string>& pattern,
+                           const std::vector<std::string>& components);
+// stap's "(similar: a, b, c)" list: up to 5 of `names` closest to `target` by edit distance
+// (at most 7 edits), printed in alphabetical order, joined by ", "; "" when none is close.
+std::string suggest_similar(const std::string& target, const std::vector<std::string>& names);
+// The names a built-in pattern allows after the given leading functors (already concrete):
+// {} -> {"begin", "end", "error", "kernel", "never", "perf", "process", "timer", ...},
+// {"timer"} -> {"hz", "jiffies", "ms", ...}. For merging built-ins into a mismatch message.
+std::vector<std::string> builtin_names_after(const std::vector<std::string>& functors);
 
 }  // namespace ukstap::probes

@@ -1,0 +1,64 @@
+# Helpers for the end-to-end tests in testsuite/e2e/*.sh (sourced, bash).
+#
+#   t NAME STATUS STDOUT STDERR [--stdin TEXT] -- CMD ARGS...
+#
+# runs CMD and compares its exit status and its stdout and stderr. An expected text is compared
+# byte for byte (write it with $'...\n'), or:
+#   '*'        anything
+#   '~REGEX'   some line matches the extended REGEX
+#   '$TEXT'    the last line is exactly TEXT
+# Finish with `t_done`, which prints "N passed, N failed" and sets the exit status.
+
+: "${UKSTAP_TOP_SRCDIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+: "${UKSTAP_TOP_BUILDDIR:=$UKSTAP_TOP_SRCDIR}"
+: "${UKSTAP:=$UKSTAP_TOP_BUILDDIR/ukstap}"
+export LC_ALL=C
+
+T_PASSED=0
+T_FAILED=0
+T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ukstap-e2e.XXXXXX")
+trap 'rm -rf "$T_TMP"' EXIT
+
+t_match() {  # t_match EXPECTED FILE
+  local want=$1 file=$2
+  case $want in
+    '*') return 0 ;;
+    '~'*) grep -Eq -- "${want#\~}" "$file" ;;
+    '$'*) [ "$(tail -n 1 "$file")" = "${want#\$}" ] ;;
+    *) printf '%s' "$want" > "$T_TMP/want"; cmp -s "$T_TMP/want" "$file" ;;
+  esac
+}
+
+t_show() {  # t_show LABEL EXPECTED FILE
+  printf '  %s expected: %s\n' "$1" "$(printf '%s' "$2" | sed -n l | head -n 10)"
+  printf '  %s got:      %s\n' "$1" "$(sed -n l "$3" | head -n 10)"
+}
+
+t() {
+  local name=$1 want_rc=$2 want_out=$3 want_err=$4 stdin=
+  shift 4
+  if [ "${1:-}" = --stdin ]; then stdin=$2; shift 2; fi
+  [ "${1:-}" = -- ] && shift
+  local rc=0
+  printf '%s' "$stdin" | "$@" > "$T_TMP/out" 2> "$T_TMP/err" || rc=$?
+  local ok=1
+  [ "$rc" = "$want_rc" ] || ok=0
+  t_match "$want_out" "$T_TMP/out" || ok=0
+  t_match "$want_err" "$T_TMP/err" || ok=0
+  if [ $ok = 1 ]; then
+    T_PASSED=$((T_PASSED + 1))
+    echo "PASS: $name"
+  else
+    T_FAILED=$((T_FAILED + 1))
+    echo "FAIL: $name"
+    echo "  command: $*"
+    [ "$rc" = "$want_rc" ] || echo "  exit status: expected $want_rc, got $rc"
+    t_match "$want_out" "$T_TMP/out" || t_show stdout "$want_out" "$T_TMP/out"
+    t_match "$want_err" "$T_TMP/err" || t_show stderr "$want_err" "$T_TMP/err"
+  fi
+}
+
+t_done() {
+  echo "$T_PASSED passed, $T_FAILED failed"
+  [ "$T_FAILED" = 0 ]
+}

@@ -1,0 +1,50 @@
+#!/bin/bash
+# libFuzzer smoke run of the front end (testsuite/fuzz/fuzz_frontend.cpp) for a bounded time.
+# Seeds: testsuite/fuzz/corpus/, the parse-error scripts and the tapsets. New inputs go to a
+# scratch corpus in the build tree, never into the source tree. Fails on a crash, a sanitizer
+# report, a leak, or an input that takes longer than 5 s.
+#   UKSTAP_FUZZ_TIME=SECONDS (default 60; 0 skips the run)
+set -u
+: "${UKSTAP_TOP_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${UKSTAP_TOP_BUILDDIR:=$UKSTAP_TOP_SRCDIR}"
+: "${UKSTAP_FUZZ:=$UKSTAP_TOP_BUILDDIR/testsuite/fuzz/fuzz_frontend}"
+: "${UKSTAP_FUZZ_TIME:=60}"
+
+if [ "$UKSTAP_FUZZ_TIME" = 0 ]; then
+  echo "fuzz run skipped (FUZZ_TIME=0)"
+  echo "0 passed, 0 failed"
+  exit 77
+fi
+if [ -f "$UKSTAP_TOP_BUILDDIR/fuzz-build.failed" ]; then
+  echo "FAIL: the fuzz target did not build (clang++ -fsanitize=fuzzer,address):"
+  grep -E 'error|Error' "$UKSTAP_TOP_BUILDDIR/fuzz-build.log" | head -n 20
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+if [ ! -x "$UKSTAP_FUZZ" ]; then
+  echo "run-fuzz: $UKSTAP_FUZZ is not built (make fuzz)"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+work=$UKSTAP_TOP_BUILDDIR/fuzz-work
+rm -rf "$work/corpus"
+mkdir -p "$work/corpus" "$work/artifacts"
+seeds=()
+for d in testsuite/fuzz/corpus testsuite/parse-errors tapsets; do
+  [ -d "$UKSTAP_TOP_SRCDIR/$d" ] && seeds+=("$UKSTAP_TOP_SRCDIR/$d")
+done
+rc=0
+"$UKSTAP_FUZZ" -max_total_time="$UKSTAP_FUZZ_TIME" -max_len=4096 -timeout=5 -rss_limit_mb=4096 \
+  -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
+  "$work/corpus" "${seeds[@]}" > "$work/fuzz.log" 2>&1 || rc=$?
+tail -n 30 "$work/fuzz.log"
+if [ $rc = 0 ]; then
+  echo "1 passed, 0 failed"
+  exit 0
+fi
+echo "FAIL: the fuzzer stopped with status $rc; reproducer(s):"
+ls -l "$work/artifacts/" 2>/dev/null
+echo "full log: $work/fuzz.log; rerun one input with: $UKSTAP_FUZZ ARTIFACT"
+echo "0 passed, 1 failed"
+exit 1

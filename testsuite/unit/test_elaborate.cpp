@@ -1,0 +1,247 @@
+// Pass 2: alias/wildcard expansion, resolution, type inference and the diagnostics users see.
+// Tapsets are given inline so each test states exactly what it elaborates against; expected
+// texts come from STAP-FORMATS.md (§2, §5, §6), not from this code's output.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "driver/passes.h"
+#include "driver/session.h"
+#include "parse/parser.h"
+
+using namespace ukstap;
+
+namespace {
+
+const char* kMiniTapset = R"(
+function log(msg:string) %{ /* unprivileged */ %}
+function exit() %{ /* unprivileged */ %}
+function execname:string () %{ /* pure */ /* unprivileged */ %}
+private function helper:long () { return 42 }
+function uses_helper:long () { return helper() }
+probe foo.bar = begin { name = "bar"; n = 1 }
+probe foo.baz = end { name = "baz"; n = 2 }
+probe foo.after += begin { after = 1 }
+probe deep.alias = foo.bar { deep = 1 }
+)";
+
+struct Elab {
+  std::ostringstream err;
+  Session s{err};
+  parse::MacroLibrary lib;
+  int rc = -1;
+
+  explicit Elab(const std::string& script, const std::string& tapset = kMiniTapset) {
+    s.opts.last_pass = 2;
+    auto* ts = s.add_source("mini.stp", tapset, true);
+    auto* tf = parse::parse_file(s, ts, lib);
+    REQUIRE(tf != nullptr);
+    s.tapset_files.push_back(tf);
+    auto* us = s.add_source("<input>", script, false);
+    s.user_file = parse::parse_file(s, us, lib);
+    REQUIRE(s.user_file != nullptr);
+    rc = pass2_elaborate(s);
+  }
+  std::string p2() {
+    std::ostringstream o;
+    print_pass2(s, o);
+    return o.str();
+  }
+  const ast::Vardecl* global(const std::string& n) {
+    for (auto* g : s.globals)
+      if (g->name == n) return g;
+    return nullptr;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("types are inferred for globals, arrays and locals", "[elaborate]") {
+  Elab e("global x, a\nprobe begin { x = 1; s = \"a\"; a[\"k\", 2] = s; log(s) }\n"
+         "probe end { log(a[\"k\", 2] . sprint(x)) }");
+  REQUIRE(e.rc == 0);
+  REQUIRE(e.global("x")->type == ast::Type::Long);
+  auto* a = e.global("a");
+  REQUIRE(a->type == ast::Type::String);
+  REQUIRE(a->arity == 2);
+  REQUIRE(a->index_types == std::vector<ast::Type>{ast::Type::String, ast::Type::Long});
+  REQUIRE(e.s.probes.size() == 2);
+  REQUIRE(e.s.probes[0]->locals.size() == 1);
+  REQUIRE(e.s.probes[0]->locals[0]->type == ast::Type::String);
+}
+
+TEST_CASE("-p2 prints globals, functions and probes in stap's layout", "[elaborate]") {
+  Elab e("global x\nfunction foo:long (n) { return n * 2 }\n"
+         "probe begin { x = foo(1); y = \"s\"; log(y) }");
+  REQUIRE(e.rc == 0);
+  REQUIRE(e.p2() ==
+          "# globals\n"
+          "x:long\n"
+          "# functions\n"
+          "foo:long (n:long)\n"
+          "log:unknown (msg:string)\n"
+          "# probes\n"
+          "begin /* <- begin */\n"
+          "  # locals\n"
+          "  y:string\n"
+          // x is written and never read: stap's end-of-run display probe.
+          "end /* <- end */\n");
+}
+
+TEST_CASE("wildcards expand through aliases with their prologues", "[elaborate]") {
+  Elab e("probe foo.ba* { log(name) }");
+  REQUIRE(e.rc == 0);
+  REQUIRE(e.s.probes.size() == 2);
+  std::string out = e.p2();
+  REQUIRE(out.find("begin /* <- begin <- foo.bar <- foo.ba* */\n  # locals\n  name:string\n  n:long\n") !=
+          std::string::npos);
+  REQUIRE(out.find("end /* <- end <- foo.baz <- foo.ba* */") != std::string::npos);
+  // The prologue runs before the user's body: the body has the prologue block first.
+  REQUIRE(e.s.probes[0]->body->statements.size() == 2);
+}
+
+TEST_CASE("nested aliases chain their prologues outermost last", "[elaborate]") {
+  Elab e("probe deep.alias { log(name) }");
+  REQUIRE(e.rc == 0);
+  REQUIRE(e.s.probes.size() == 1);
+  REQUIRE(e.p2().find("begin /* <- begin <- foo.bar <- deep.alias */") != std::string::npos);
+  // foo.bar's prologue, deep.alias's prologue, then the user's body.
+  REQUIRE(e.s.probes[0]->body->statements.size() == 3);
+}
+
+TEST_CASE("an epilogue alias runs after the user's body", "[elaborate]") {
+  Elab e("probe foo.after { x = 1 }");
+  REQUIRE(e.rc == 0);
+  auto* body = e.s.probes[0]->body;
+  REQUIRE(body->statements.size() == 2);
+  // The user's block (x = 1) is first.
+  auto* first = dynamic_cast<ast::Block*>(body->statements[0]);
+  REQUIRE(first != nullptr);
+  auto* es = dynamic_cast<ast::ExprStatement*>(first->statements.at(0));
+  REQUIRE(es != nullptr);
+  auto* as = dynamic_cast<ast::AssignmentExpr*>(es->value);
+  REQUIRE(dynamic_cast<ast::Symbol*>(as->left)->name == "x");
+}
+
+TEST_CASE("unresolved function names similar ones", "[elaborate]") {
+  Elab e("probe begin { exti() }");
+  REQUIRE(e.rc != 0);
+  REQUIRE(e.err.str() ==
+          "semantic error: unresolved function exti (similar: exit): identifier 'exti' at "
+          "<input>:1:15\n"
+          "        source: probe begin { exti() }\n"
+          "                              ^\n"
+          "\n");
+}
+
+TEST_CASE("private tapset functions are invisible to the script", "[elaborate]") {
+  Elab ok("probe begin { x = uses_helper(); log(sprint(x)) }");
+  // sprint is a print operator, not a function: this elaborates.
+  REQUIRE(ok.rc == 0);
+  Elab bad("probe begin { x = helper() }");
+  REQUIRE(bad.rc != 0);
+  REQUIRE(bad.err.str().find("unresolved function helper") != std::string::npos);
+}
+
+TEST_CASE("unresolved types are errors, never-assigned locals warnings", "[elaborate]") {
+  Elab e("probe begin { x = y }");
+  REQUIRE(e.rc != 0);
+  std::string err = e.err.str();
+  REQUIRE(err.find("WARNING: never-assigned local variable 'y': identifier 'y' at <input>:1:19\n"
+                   " source: probe begin { x = y }\n"
+                   "                           ^\n") != std::string::npos);
+  REQUIRE(err.find("semantic error: unresolved type for identifier 'x': identifier 'x' at "
+                   ":1:15") != std::string::npos);
+}
+
+TEST_CASE("type mismatches name both sides", "[elaborate]") {
+  Elab e("probe begin { x = 1; x = \"s\" }");
+  REQUIRE(e.rc != 0);
+  REQUIRE(e.err.str().find("semantic error: type mismatch: expected long but found string: "
+                           "string 's' at <input>:1:26") !=
+          std::string::npos);
+  Elab f("probe begin { printf(\"%s\\n\", 1) }");
+  REQUIRE(f.rc != 0);
+  REQUIRE(f.err.str().find("type mismatch: expected string but found long") != std::string::npos);
+  Elab g("probe begin { printf(\"%d %d\\n\", 1) }");
+  REQUIRE(g.err.str().find("Wrong number of args to formatted print operator") !=
+          std::string::npos);
+}
+
+TEST_CASE("arrays and aggregates must be global", "[elaborate]") {
+  Elab e("probe begin { a[1] = 2 }");
+  REQUIRE(e.err.str().find("semantic error: array locals not supported, missing global "
+                           "declaration?: identifier 'a' at <input>:1:15") != std::string::npos);
+  Elab f("probe begin { s <<< 2 }");
+  REQUIRE(f.err.str().find("aggregate locals not supported") != std::string::npos);
+}
+
+TEST_CASE("unknown probe points say what is close", "[elaborate]") {
+  Elab e("probe foo.bax { }");
+  REQUIRE(e.rc != 0);
+  REQUIRE(e.err.str().find("semantic error: while resolving probe point: identifier 'foo' at "
+                           "<input>:1:7\n") == 0);
+  REQUIRE(e.err.str().find("semantic error: probe point mismatch (similar: bar, baz): "
+                           "identifier 'bax' at :1:11\n") != std::string::npos);
+  Elab opt("probe foo.bax ?, begin { }");
+  REQUIRE(opt.rc == 0);
+  REQUIRE(opt.s.probes.size() == 1);
+}
+
+TEST_CASE("@defined folds and drops the dead branch", "[elaborate]") {
+  Elab e("probe begin { if (@defined($nosuch)) x = $nosuch else x = 0; log(sprint(x)) }");
+  REQUIRE(e.rc == 0);
+  Elab bad("probe begin { x = $nosuch }");
+  REQUIRE(bad.rc != 0);
+  REQUIRE(bad.err.str().find("unable to find target variable '$nosuch'") != std::string::npos);
+}
+
+TEST_CASE("control flow outside loops is rejected", "[elaborate]") {
+  Elab e("probe begin { break }");
+  REQUIRE(e.err.str().find("break statement outside loop") != std::string::npos);
+  Elab f("function f() { next }\nprobe begin { f() }");
+  REQUIRE(f.err.str().find("next statement in a function") != std::string::npos);
+}
+
+TEST_CASE("globals written but never read get stap's end-of-run display", "[elaborate]") {
+  Elab e("global count, s, agg, arr, read_me\n"
+         "probe begin { count = 1; s = \"x\"; agg <<< 3; arr[\"a\", 1] = 1; read_me = 1 }\n"
+         "probe end { log(sprint(read_me)) }");
+  REQUIRE(e.rc == 0);
+  // The user's two probes, then one synthetic `end` per displayed global, declaration order.
+  REQUIRE(e.s.probes.size() == 6);
+  std::string p2 = e.p2();
+  REQUIRE(p2.find("end /* <- end */\n  # locals\n  __k1:string\n  __k2:long\n") !=
+          std::string::npos);
+  // The display probes print with exactly the stap formats.
+  std::ostringstream bodies;
+  for (size_t i = 2; i < e.s.probes.size(); ++i)
+    REQUIRE(e.s.probes[i]->source->synthetic);
+  auto fmt_of = [&](size_t i) {
+    struct Find : ast::TraversingVisitor {
+      std::string fmts;
+      void visit(ast::PrintFormat& p) override { fmts += p.raw_format + "|"; }
+    } f;
+    e.s.probes[i]->body->accept(f);
+    return f.fmts;
+  };
+  REQUIRE(fmt_of(2) == "count=%d\n|");
+  REQUIRE(fmt_of(3) == "s=\"%s\"\n|");
+  REQUIRE(fmt_of(4) == "agg @count=%d @min=%d @max=%d @sum=%d @avg=%d\n|agg @count=0x0\n|");
+  REQUIRE(fmt_of(5) == "arr[\"%s\",%d]=%d\n|");
+}
+
+TEST_CASE("-T adds a timer probe first", "[elaborate]") {
+  std::ostringstream err;
+  Session s(err);
+  s.opts.timeout_s = 3;
+  parse::MacroLibrary lib;
+  auto* ts = s.add_source("mini.stp", kMiniTapset, true);
+  s.tapset_files.push_back(parse::parse_file(s, ts, lib));
+  s.user_file = parse::parse_file(s, s.add_source("<input>", "probe begin {}", false), lib);
+  REQUIRE(pass2_elaborate(s) == 0);
+  std::ostringstream o;
+  print_pass2(s, o);
+  REQUIRE(o.str().find("# probes\ntimer.ms(3000) /* <- timer.ms(3000) */\nbegin /* <- begin */\n") !=
+          std::string::npos);
+}

@@ -1,0 +1,281 @@
+#include "driver/options.h"
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <getopt.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <ostream>
+#include <string>
+
+#if __has_include(<elfutils/version.h>)
+#include <elfutils/version.h>
+#endif
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "0.1.0-dev"
+#endif
+
+namespace ukstap {
+
+const char* const kHelpHint = "Try 'ukstap --help' for more information.";
+
+namespace {
+
+enum LongOnly {
+  OPT_LDD = 256,
+  OPT_DUMP_FUNCTIONS,
+  OPT_DUMP_PROBE_TYPES,
+};
+
+const char kShortOpts[] = ":hVvp:e:c:x:o:d:km:D:G:I:T:l:L:gwu";
+
+const struct option kLongOpts[] = {
+    {"help", no_argument, nullptr, 'h'},
+    {"version", no_argument, nullptr, 'V'},
+    {"ldd", no_argument, nullptr, OPT_LDD},
+    {"dump-functions", no_argument, nullptr, OPT_DUMP_FUNCTIONS},
+    {"dump-probe-types", no_argument, nullptr, OPT_DUMP_PROBE_TYPES},
+    {nullptr, 0, nullptr, 0},
+};
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+// Whole-string decimal integer in [lo, hi].
+bool parse_long(const char* text, long lo, long hi, long& out) {
+  if (!text || !*text) return false;
+  errno = 0;
+  char* end = nullptr;
+  long v = std::strtol(text, &end, 10);
+  if (errno != 0 || *end != '\0' || v < lo || v > hi) return false;
+  out = v;
+  return true;
+}
+
+// Describes the option getopt just rejected, as it was written.
+std::string option_text(int optopt_char, char** argv, int index) {
+  if (optopt_char > 0 && optopt_char < 256) return std::string("-") + static_cast<char>(optopt_char);
+  if (index > 0 && argv[index - 1]) return argv[index - 1];
+  return "?";
+}
+
+}  // namespace
+
+CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostream& err) {
+  CommandLine cl;
+  auto usage_error = [&](const std::string& msg) {
+    err << "ukstap: " << msg << "\n" << kHelpHint << "\n";
+    cl.action = CommandLine::Action::Error;
+    cl.exit_code = 1;
+    return cl;
+  };
+  // SystemTap's own wording, printed as is.
+  auto stap_error = [&](const char* msg) {
+    err << msg << "\n";
+    cl.action = CommandLine::Action::Error;
+    cl.exit_code = 1;
+    return cl;
+  };
+
+  bool help = false, version = false, listing = false;
+  opterr = 0;  // we print our own messages
+  optind = 0;  // full reinitialization (parse_command_line may be called more than once)
+  for (;;) {
+    int longindex = -1;
+    int c = getopt_long(argc, argv, kShortOpts, kLongOpts, &longindex);
+    if (c == -1) break;
+    switch (c) {
+      case 'h': help = true; break;
+      case 'V': version = true; break;
+      case 'v': ++opts.verbose; break;
+      case 'p': {
+        long p;
+        if (!parse_long(optarg, 1, 5, p)) return usage_error("Invalid pass number (should be 1-5).");
+        opts.last_pass = static_cast<int>(p);
+        cl.last_pass_given = true;
+        break;
+      }
+      case 'e':
+        if (opts.have_script_text) return usage_error("Only one script can be given on the command line.");
+        opts.script_text = optarg;
+        opts.have_script_text = true;
+        break;
+      case 'c':
+        opts.target_cmd = optarg;
+        break;
+      case 'x': {
+        long pid;
+        if (!parse_long(optarg, 1, 0x7fffffffL, pid))
+          return usage_error("Invalid target process ID number.");
+        opts.target_pid = static_cast<int>(pid);
+        break;
+      }
+      case 'o':
+        if (!*optarg) return usage_error("-o needs a file name.");
+        opts.output_file = optarg;
+        break;
+      case 'd':
+        if (!*optarg) return usage_error("-d needs a module or file name.");
+        opts.d_objects.emplace_back(optarg);
+        break;
+      case OPT_LDD: opts.ldd = true; break;
+      case 'k': opts.keep_tmpdir = true; break;
+      case 'm': {
+        std::string name = optarg;
+        if (!is_identifier(name))
+          return usage_error("Invalid module name '" + name +
+                             "': use letters, digits and underscores, not starting with a digit.");
+        if (name.size() > 55) return usage_error("Module name '" + name + "' is too long (max 55).");
+        opts.module_name = name;
+        break;
+      }
+      case 'D': {
+        std::string d = optarg;
+        size_t eq = d.find('=');
+        std::string name = d.substr(0, eq);
+        if (!is_identifier(name)) return usage_error("Invalid -D macro definition '" + d + "'.");
+        opts.defines.emplace_back(name, eq == std::string::npos ? std::string() : d.substr(eq + 1));
+        break;
+      }
+      case 'G': {
+        std::string g = optarg;
+        size_t eq = g.find('=');
+        if (eq == std::string::npos || !is_identifier(g.substr(0, eq)))
+          return usage_error("Invalid -G global assignment '" + g + "': expected VAR=VALUE.");
+        opts.globals_init.emplace_back(g.substr(0, eq), g.substr(eq + 1));
+        break;
+      }
+      case 'I':
+        opts.include_dirs.emplace_back(optarg);
+        break;
+      case 'T': {
+        errno = 0;
+        char* end = nullptr;
+        double t = std::strtod(optarg, &end);
+        if (!*optarg || *end != '\0' || errno != 0 || !std::isfinite(t) || t < 0.001)
+          return stap_error("Invalid timeout interval.");
+        opts.timeout_s = t;
+        break;
+      }
+      case 'l':
+      case 'L':
+        if (listing) return usage_error("Only one -l/-L pattern can be given.");
+        listing = true;
+        opts.list_pattern = optarg;
+        opts.list_with_vars = (c == 'L');
+        break;
+      case OPT_DUMP_FUNCTIONS: opts.dump_functions = true; break;
+      case OPT_DUMP_PROBE_TYPES: opts.dump_probe_types = true; break;
+      case 'g': opts.guru_mode = true; break;
+      case 'w': opts.suppress_warnings = true; break;
+      case 'u': opts.unoptimized = true; break;
+      case ':':
+        return usage_error("option '" + option_text(optopt, argv, optind) + "' requires an argument");
+      case '?':
+      default:
+        if (optopt != 0 && optopt < 256)
+          return usage_error(std::string("invalid option -- '") + static_cast<char>(optopt) + "'");
+        return usage_error("unrecognized option '" + option_text(0, argv, optind) + "'");
+    }
+  }
+
+  if (help) {
+    cl.action = CommandLine::Action::Help;
+    return cl;
+  }
+  if (version) {
+    cl.action = CommandLine::Action::Version;
+    return cl;
+  }
+
+  // Remaining arguments: the script (unless -e or a listing/dump mode) and then $1, $2, ...
+  int i = optind;
+  bool script_mode = !listing && !opts.dump_functions && !opts.dump_probe_types;
+  if (script_mode && !opts.have_script_text) {
+    if (i >= argc) return usage_error("A script must be specified (SCRIPT_FILE, '-' for stdin, or -e SCRIPT).");
+    opts.script_file = argv[i++];
+    if (opts.script_file.empty()) return usage_error("Empty script file name.");
+  }
+  for (; i < argc; ++i) opts.args.emplace_back(argv[i]);
+
+  int modes = int(listing) + int(opts.dump_functions) + int(opts.dump_probe_types);
+  if (modes > 1)
+    return usage_error("-l/-L, --dump-functions and --dump-probe-types cannot be combined.");
+  if (modes == 1 && opts.have_script_text)
+    return usage_error(std::string(listing ? "-l/-L" : opts.dump_functions ? "--dump-functions"
+                                                                            : "--dump-probe-types") +
+                       " cannot be used with a script.");
+  if (!opts.target_cmd.empty() && opts.target_pid != 0)
+    return usage_error("You can't specify -c and -x options together.");
+
+  if (listing) cl.action = CommandLine::Action::ListProbes;
+  else if (opts.dump_functions) cl.action = CommandLine::Action::DumpFunctions;
+  else if (opts.dump_probe_types) cl.action = CommandLine::Action::DumpProbeTypes;
+  return cl;
+}
+
+void print_version(std::ostream& out) {
+  out << "ukstap translator/driver (version " PACKAGE_VERSION;
+#ifdef _ELFUTILS_VERSION
+  out << "/0." << _ELFUTILS_VERSION;
+#endif
+  out << ", SystemTap 4.8 compatible)\n"
+         "This is free software; see the source for copying conditions.\n"
+         "enabled features: BPF\n";
+}
+
+void print_usage(std::ostream& out) {
+  print_version(out);
+  out << "\n"
+         "Usage: ukstap [OPTIONS] [SCRIPT_FILE | - | -e SCRIPT] [ARGS...]\n"
+         "   or: ukstap [OPTIONS] -l PATTERN | -L PATTERN\n"
+         "   or: ukstap [OPTIONS] --dump-functions | --dump-probe-types\n"
+         "\n"
+         "Compiles a SystemTap probe script into a BPF program and runs it.\n"
+         "ARGS are the script's arguments, $1 / @1 and so on.\n"
+         "\n"
+         "Options:\n"
+         "   --         end of options; the rest are the script file and its arguments\n"
+         "   -h --help  show this help\n"
+         "   -V --version  show the version\n"
+         "   -v         more verbose; repeat (-vv) for more\n"
+         "   -p NUM     stop after pass NUM (1-5):\n"
+         "                1: parse, 2: elaborate, 3: translate, 4: compile, 5: run\n"
+         "   -e SCRIPT  run the given script text instead of a file\n"
+         "   -I DIR     look in DIR for additional tapsets (searched first)\n"
+         "   -D NM=VAL  define a translator/runtime limit (MAXSTRINGLEN, MAXMAPENTRIES,\n"
+         "              MAXBACKTRACE, MAXACTION, ...)\n"
+         "   -G VAR=VAL set the initial value of global VAR\n"
+         "   -g         guru mode: allow embedded C in the script\n"
+         "   -u         unoptimized translation: keep unused code\n"
+         "   -w         suppress warnings\n"
+         "   -c CMD     start the probes, run CMD, and exit when it finishes\n"
+         "   -x PID     set target() to PID\n"
+         "   -o FILE    send the script's output to FILE (strftime patterns allowed)\n"
+         "   -T SECONDS stop the run after SECONDS (fractions allowed, at least 0.001)\n"
+         "   -d OBJ     add unwind/symbol data for OBJ (an executable or shared library)\n"
+         "   --ldd      add unwind/symbol data for the shared libraries -d objects and\n"
+         "              the -c command need\n"
+         "   -k         keep the temporary directory\n"
+         "   -m MODULE  name the compiled module MODULE\n"
+         "   -l PATTERN list the probe points matching PATTERN\n"
+         "   -L PATTERN list them with their script and $target variables\n"
+         "   --dump-functions    list the tapset functions\n"
+         "   --dump-probe-types  list the built-in probe point types\n"
+         "\n"
+         "Environment: UKSTAP_TAPSET (tapset directory), UKSTAP_RUNTIME (runtime directory).\n"
+         "See ukstap(1).\n";
+}
+
+}  // namespace ukstap

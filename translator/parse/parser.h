@@ -1,0 +1,83 @@
+// The SystemTap parser: preprocessor (%( %? %: %) conditionals, @define macros) and a
+// recursive-descent parser producing the AST of ast/ast.h. Error texts follow stap's parse.cxx.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ast/ast.h"
+#include "driver/session.h"
+
+namespace ukstap::parse {
+
+struct Activation;
+
+// One @define macro: `@define NAME(a, b) %( body %)`.
+struct Macro {
+  std::string name;
+  const Token* tok = nullptr;  // the name at the definition
+  std::vector<std::string> formals;
+  std::vector<const Token*> body;
+  bool library = false;  // from a .stpm file
+  // A macro parameter bound at an invocation: expanded in its caller's context.
+  bool closure = false;
+  Activation* parent = nullptr;
+};
+
+// The macros of the tapsets' .stpm files, visible to every file.
+class MacroLibrary {
+ public:
+  const Macro* find(const std::string& name) const {
+    auto it = macros_.find(name);
+    return it == macros_.end() ? nullptr : it->second;
+  }
+  size_t size() const { return macros_.size(); }
+  std::map<std::string, Macro*>& macros() { return macros_; }
+  const std::map<std::string, Macro*>& macros() const { return macros_; }
+
+ private:
+  std::map<std::string, Macro*> macros_;
+};
+
+// What the preprocessor conditions test.
+struct PreprocEnv {
+  std::string kernel_vr;  // uname -r, e.g. "6.1.0-18-amd64"
+  std::string kernel_v;   // kernel_vr up to the first '-', e.g. "6.1.0"
+  std::string arch = "x86_64";
+  std::string runtime = "bpf";
+  std::string systemtap_v = "5.0";
+  std::string privilege = "stapdev";  // stap's default privilege level
+  bool guru_mode = false;
+  std::map<std::string, std::string> kernel_config;  // CONFIG_FOO -> "y" / "m" / "123" / "\"str\""
+  std::vector<std::string> args;                     // $1 @1 ...
+
+  // From uname(2), /boot/config-$(uname -r) or /proc/config.gz, and s.opts.
+  static PreprocEnv from_session(const Session& s);
+};
+
+// Maximum nesting of expressions/statements/probe-point braces before a parse error.
+constexpr int kMaxNesting = 500;
+
+// Parses one script or tapset file; reports every error through s.diag.parse_error() and
+// returns nullptr if there was any (also for an empty user script, which gets stap's
+// "Input file '...' is empty." message).
+ast::StapFile* parse_file(Session& s, const SourceFile* file, const MacroLibrary& lib);
+ast::StapFile* parse_file(Session& s, const SourceFile* file, const MacroLibrary& lib,
+                          const PreprocEnv& env);
+
+// Parses a .stpm file (only @define's allowed) and adds its macros to `lib`. Returns false,
+// having reported, on an error (then none of the file's macros are added).
+bool parse_library_macros(Session& s, const SourceFile* file, MacroLibrary& lib);
+bool parse_library_macros(Session& s, const SourceFile* file, MacroLibrary& lib,
+                          const PreprocEnv& env);
+
+// printf format string -> components (STAP-FORMATS.md section 3). Throws std::invalid_argument
+// ("invalid or missing conversion specifier") on a bad format.
+std::vector<ast::FormatComponent> parse_format(const std::string& fmt);
+
+// Pragmas written as comments in embedded code: "/* pure */ /* unprivileged */" -> {"pure",
+// "unprivileged"}.
+std::vector<std::string> embedded_pragmas(const std::string& code);
+
+}  // namespace ukstap::parse

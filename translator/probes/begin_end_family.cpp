@@ -1,0 +1,30 @@
+// begin, begin(N), end, end(N), error, error(N), never.
+#include <string>
+
+#include "driver/session.h"
+#include "probes/internal.h"
+
+namespace ukstap::probes {
+
+namespace {
+
+void build_simple(Session& s, const Match& m, std::vector<ResolvedPoint>& out) {
+  const std::string& name = m.pattern->comps[0].name;
+  ResolvedPoint rp;
+  rp.point = make_point(s, *m.pp, concrete_components(m));
+  rp.family = name;
+  if (name != "never") rp.params["priority"] = std::to_string(m.num(name, 0));
+  out.push_back(std::move(rp));
+}
+
+}  // namespace
+
+void add_begin_end_patterns(std::vector<Pattern>& out) {
+  for (const char* n : {"begin", "end", "error"}) {
+    out.push_back({{{n, ArgKind::None}}, build_simple});
+    out.push_back({{{n, ArgKind::Number}}, build_simple});
+  }
+  out.push_back({{{"never", ArgKind::None}}, build_simple});
+}
+
+}  // namespace ukstap::probes
