@@ -89,7 +89,7 @@ TEST_CASE("-p2 prints globals, functions and probes in stap's layout", "[elabora
 }
 
 TEST_CASE("wildcards expand through aliases with their prologues", "[elaborate]") {
-  Elab e("probe foo.ba* { log(name) }");
+  Elab e("probe foo.ba* { log(name . sprint(n)) }");
   REQUIRE(e.rc == 0);
   REQUIRE(e.s.probes.size() == 2);
   std::string out = e.p2();
@@ -110,7 +110,7 @@ TEST_CASE("nested aliases chain their prologues outermost last", "[elaborate]") 
 }
 
 TEST_CASE("an epilogue alias runs after the user's body", "[elaborate]") {
-  Elab e("probe foo.after { x = 1 }");
+  Elab e("probe foo.after { x = 1; log(sprint(x)) }");
   REQUIRE(e.rc == 0);
   auto* body = e.s.probes[0]->body;
   REQUIRE(body->statements.size() == 2);
@@ -229,6 +229,23 @@ TEST_CASE("globals written but never read get stap's end-of-run display", "[elab
   REQUIRE(fmt_of(3) == "s=\"%s\"\n|");
   REQUIRE(fmt_of(4) == "agg @count=%d @min=%d @max=%d @sum=%d @avg=%d\n|agg @count=0x0\n|");
   REQUIRE(fmt_of(5) == "arr[\"%s\",%d]=%d\n|");
+}
+
+TEST_CASE("assignments nothing reads are elided unless -u", "[elaborate]") {
+  // The alias computes name and n; the script reads only name.
+  Elab e("probe foo.bar { log(name) }");
+  REQUIRE(e.rc == 0);
+  REQUIRE(e.s.probes[0]->locals.size() == 1);
+  REQUIRE(e.s.probes[0]->locals[0]->name == "name");
+  // A user-script assignment that is elided is reported, as stap does.
+  Elab w("probe begin { x = 1 }");
+  REQUIRE(w.rc == 0);
+  REQUIRE(w.err.str().find("WARNING: Eliding assignment to 'x': operator '=' at <input>:1:17") !=
+          std::string::npos);
+  // An assignment whose right side has an effect stays.
+  Elab keep("global g\nfunction f() { g = 1; return 2 }\nprobe begin { x = f() }");
+  REQUIRE(keep.rc == 0);
+  REQUIRE(keep.s.probes[0]->locals.size() == 1);
 }
 
 TEST_CASE("-T adds a timer probe first", "[elaborate]") {

@@ -200,9 +200,18 @@ int run(int argc, char** argv) {
     return flush_stdout(0);
   }
 
-  // Passes 3-5 come later: say so plainly rather than pretend.
+  if (pass3_translate(s) != 0) {
+    s.diag.pass_failed(3, "translation");
+    return 1;
+  }
+  if (s.opts.last_pass == 3) {
+    print_pass3(s, std::cout);
+    return flush_stdout(0);
+  }
+
+  // Passes 4-5 come later: say so plainly rather than pretend.
   std::cout.flush();
-  s.diag.fatal("pass 3 (translate) is not implemented yet");
+  s.diag.fatal("pass 4 (compile) is not implemented yet");
   return 1;
 }
 

@@ -13,6 +13,9 @@
 #include "driver/diagnostics.h"
 
 namespace ukstap {
+namespace codegen {
+struct ModuleInfo;
+}
 
 namespace probes {
 struct Cache;  // probes/: parsed tracefs formats, ELF symbols and DWARF digests of this run
@@ -97,6 +100,11 @@ class Session {
   // Owned by translator/probes/ (created on first use): tracefs formats and ELF/DWARF data
   // read while resolving probe points, so -l over ~700 syscall events stays fast.
   std::shared_ptr<probes::Cache> probe_cache;
+
+  // Pass 3 product, and pass 4's: the compiled objects.
+  std::shared_ptr<codegen::ModuleInfo> module;
+  std::string bpf_object_path;     // module.bpf.o
+  std::string native_object_path;  // module.so ("" when there are no native probes)
 
   // -D values by name (MAXSTRINGLEN, MAXMAPENTRIES, MAXBACKTRACE, ...).
   std::string define(const std::string& name, const std::string& fallback) const;

@@ -8,6 +8,7 @@
 #include "parse/parser.h"
 #include "passes/derive_probes.h"
 #include "passes/elaborate_steps.h"
+#include "passes/print_signatures.h"
 
 namespace ukstap {
 
@@ -120,7 +121,7 @@ int resolve_all(Session& s, const SymbolTable& symbols, const std::vector<Derive
 }  // namespace
 
 // Elaborates `probes` from `files` (the user's script, or a synthetic one for -L) into s.
-int elaborate_probes(Session& s, const std::vector<ast::StapFile*>& files) {
+int elaborate_probes(Session& s, const std::vector<ast::StapFile*>& files, bool optimize) {
   mark_origins(s);
   SymbolTable symbols(s);
   PieceOwners owners;
@@ -147,6 +148,7 @@ int elaborate_probes(Session& s, const std::vector<ast::StapFile*>& files) {
     publish(s, symbols, used);
     if (!errors) errors += infer_types(s);
   }
+  if (!errors && optimize) passes::optimize(s);
   return errors;
 }
 
@@ -157,7 +159,7 @@ int pass2_elaborate(Session& s) {
   std::vector<ast::StapFile*> files;
   if (auto* t = passes::timeout_probe(s)) files.push_back(t);
   files.push_back(s.user_file);
-  int errors = passes::elaborate_probes(s, files);
+  int errors = passes::elaborate_probes(s, files, !s.opts.unoptimized);
   if (errors == 0 && s.probes.empty()) {
     s.diag.semantic_error(SemanticError("no probes found"));
     errors = 1;

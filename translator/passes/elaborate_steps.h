@@ -41,4 +41,8 @@ int infer_types(Session& s);
 // `probe end` each (STAP-FORMATS.md §2). Returns the new derived probes.
 std::vector<DerivedProbe*> add_global_display(Session& s, const SymbolTable& symbols);
 
+// Drops assignments to locals nothing reads (when side-effect free), then unused locals,
+// functions and globals (passes/optimize.cpp). Not for -u, nor for -L listings.
+void optimize(Session& s);
+
 }  // namespace ukstap::passes

@@ -14,6 +14,6 @@ std::string probe_signature(const DerivedProbe& p);
 
 // Elaborates the probes of `files` into s (pass 2 minus the final checks of pass2_elaborate);
 // returns the number of errors. Used by pass 2 and by -L.
-int elaborate_probes(Session& s, const std::vector<ast::StapFile*>& files);
+int elaborate_probes(Session& s, const std::vector<ast::StapFile*>& files, bool optimize = false);
 
 }  // namespace ukstap::passes

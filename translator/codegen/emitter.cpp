@@ -1,0 +1,1124 @@
+#include "codegen/emitter.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "parse/parser.h"
+#include "probes/cache.h"
+#include "probes/internal.h"
+
+namespace ukstap::codegen {
+
+namespace {
+
+using ast::Type;
+
+std::string c_quote(const std::string& v) {
+  std::string o = "\"";
+  for (unsigned char ch : v) {
+    switch (ch) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      case '\r': o += "\\r"; break;
+      default:
+        if (ch < 0x20 || ch >= 0x7f) {
+          char buf[8];
+          snprintf(buf, sizeof buf, "\\%03o", ch);
+          o += buf;
+        } else {
+          o += static_cast<char>(ch);
+        }
+    }
+  }
+  return o + "\"";
+}
+
+std::string c_long(int64_t v) {
+  if (v == INT64_MIN) return "(-9223372036854775807LL - 1)";
+  return "((int64_t)" + std::to_string(v) + "LL)";
+}
+
+char conv_char(ast::FormatComponent::Conv c) {
+  using C = ast::FormatComponent::Conv;
+  switch (c) {
+    case C::SignedDec: return 'd';
+    case C::UnsignedDec: return 'u';
+    case C::Octal: return 'o';
+    case C::HexLower: return 'x';
+    case C::HexUpper: return 'X';
+    case C::Pointer: return 'p';
+    case C::Char: return 'c';
+    case C::String: return 's';
+    case C::Binary: return 'b';
+    case C::Memory: return 'm';
+    case C::MemoryHex: return 'M';
+    case C::Literal: return 0;
+  }
+  return 0;
+}
+
+std::string char_lit(char ch) {
+  if (!ch) return "0";
+  if (ch == '\'') return "'\\''";
+  return std::string("'") + ch + "'";
+}
+
+// Does any HistogramOp in the program draw from this global? Which kind and parameters?
+struct HistFinder : ast::TraversingVisitor {
+  std::map<const ast::Vardecl*, const ast::HistogramOp*> hists;
+  void visit(ast::HistogramOp& h) override {
+    const ast::Vardecl* v = nullptr;
+    if (auto* sym = dynamic_cast<ast::Symbol*>(h.stat)) v = sym->referent;
+    if (auto* ai = dynamic_cast<ast::ArrayIndex*>(h.stat))
+      if (auto* sym = dynamic_cast<ast::Symbol*>(ai->base)) v = sym->referent;
+    if (v && !hists.count(v)) hists[v] = &h;
+    TraversingVisitor::visit(h);
+  }
+};
+
+// Which functions each function calls: recursion cannot be laid out in one frame per function.
+struct CallFinder : ast::TraversingVisitor {
+  std::vector<ast::Function*> calls;
+  void visit(ast::FunctionCall& e) override {
+    if (e.referent) calls.push_back(e.referent);
+    TraversingVisitor::visit(e);
+  }
+};
+
+}  // namespace
+
+std::string Emitter::Frame::add_field(const std::string& decl_type, const std::string& name,
+                                      const std::string& suffix) {
+  std::string n = name;
+  for (int k = 2; names.count(n); ++k) n = name + "_" + std::to_string(k);
+  names.insert(n);
+  fields.push_back(decl_type + " " + n + suffix + ";");
+  return access + "." + n;
+}
+
+std::string Emitter::Frame::add_temp(const std::string& ctype, const std::string& base) {
+  std::string n = "__" + base + std::to_string(temps++);
+  if (ctype == "string") return add_field("char", n, "[STP_MAXSTRINGLEN]");
+  return add_field(ctype, n);
+}
+
+Emitter::Emitter(Session& s, ModuleInfo& m) : s_(s), m_(m) {}
+
+std::string Emitter::c_name(const std::string& n) {
+  std::string o;
+  for (char ch : n) o += (isalnum(static_cast<unsigned char>(ch)) || ch == '_') ? ch : '_';
+  return o;
+}
+
+int Emitter::location(const Token* tok) {
+  if (!tok) return -1;
+  m_.locations.push_back(describe_token(*tok));
+  return static_cast<int>(m_.locations.size()) - 1;
+}
+
+int Emitter::format_id(const std::string& fmt, const std::vector<ast::FormatComponent>& comps) {
+  auto it = format_ids_.find(fmt);
+  if (it != format_ids_.end()) return it->second;
+  m_.formats.push_back({fmt, comps});
+  int id = static_cast<int>(m_.formats.size()) - 1;
+  format_ids_[fmt] = id;
+  return id;
+}
+
+const MapInfo* Emitter::map_of(const ast::Vardecl* g) const {
+  auto it = map_index_.find(g);
+  return it == map_index_.end() ? nullptr : &m_.maps[it->second];
+}
+
+std::string Emitter::global_access(const ast::Vardecl* g) const {
+  return "g->g_" + const_cast<Emitter*>(this)->c_name(g->name);
+}
+
+std::string Emitter::var_access(const ast::Vardecl* v) const {
+  if (v->is_global) return global_access(v);
+  auto it = var_access_.find(v);
+  return it == var_access_.end() ? std::string("/*?*/0") : it->second;
+}
+
+// ------------------------------------------------------------------------------- body emitter
+
+class BodyEmitter : public ast::Visitor {
+ public:
+  BodyEmitter(Emitter& em, Emitter::Frame& frame, std::ostringstream& out, DerivedProbe* probe,
+              ast::Function* fn, const probes::TraceEvent* tp)
+      : em_(em), frame_(frame), out_(out), probe_(probe), fn_(fn), tp_(tp) {}
+
+  std::string err_label = "out";
+  int indent = 1;
+
+  void stmt(ast::Statement* st) {
+    if (st) st->accept(*this);
+  }
+  std::string eval(ast::Expression* e) {
+    e->accept(*this);
+    return value_;
+  }
+
+ private:
+  void line(const std::string& text) { out_ << std::string(indent * 2, ' ') << text << "\n"; }
+  void check_error() { line("if (STP_ERRORED(c)) goto " + err_label + ";"); }
+  [[noreturn]] void unsupported(const std::string& what, const Token* tok) {
+    throw TranslateError(what + " is not supported by the BPF backend yet", tok);
+  }
+  std::string tmp_long() { return frame_.add_temp("int64_t", "t"); }
+  std::string tmp_str() { return frame_.add_temp("string", "s"); }
+  bool is_str(const ast::Expression* e) const { return e->type == Type::String; }
+
+  // Evaluates into a temporary, so later evaluation (calls, assignments) cannot change it.
+  std::string eval_stable(ast::Expression* e) {
+    std::string v = eval(e);
+    if (dynamic_cast<ast::LiteralNumber*>(e) || dynamic_cast<ast::LiteralString*>(e)) return v;
+    if (is_str(e)) {
+      if (v.rfind(frame_.access + ".__s", 0) == 0) return v;  // already a private temp
+      std::string t = tmp_str();
+      line("stp_str_copy(c, " + t + ", " + v + ");");
+      return t;
+    }
+    std::string t = tmp_long();
+    line(t + " = " + v + ";");
+    return t;
+  }
+
+  const ast::Vardecl* array_of(ast::Expression* base) {
+    auto* sym = dynamic_cast<ast::Symbol*>(base);
+    return sym ? sym->referent : nullptr;
+  }
+
+  // Fills a key temp for NAME[indexes] and returns its C lvalue.
+  std::string build_key(const ast::Vardecl* g, const std::vector<ast::Expression*>& indexes,
+                        const Token* tok) {
+    const MapInfo* mi = em_.map_of(g);
+    if (!mi) throw TranslateError("'" + g->name + "' is not an array", tok);
+    if (mi->scalar) {
+      std::string k = frame_.add_temp("struct stp_key_unit", "k");
+      line("STP_ZERO(" + k + ");");
+      return k;
+    }
+    std::vector<std::string> vals;
+    for (auto* i : indexes) {
+      if (!i) unsupported("a '*' wildcard key here", tok);
+      vals.push_back(eval_stable(i));
+    }
+    std::string k = frame_.add_temp("struct stp_key_" + em_.c_name(g->name), "k");
+    line("STP_ZERO(" + k + ");");
+    for (size_t n = 0; n < vals.size(); ++n) {
+      std::string field = k + ".k" + std::to_string(n);
+      if (mi->key_types[n] == Type::String)
+        line("stp_str_copy(c, " + field + ", " + vals[n] + ");");
+      else
+        line(field + " = " + vals[n] + ";");
+    }
+    return k;
+  }
+
+  std::string map_name(const ast::Vardecl* g) { return em_.c_name(g->name); }
+
+  // Reads NAME[key] into a value temp; returns the value expression.
+  std::string read_element(ast::ArrayIndex& e) {
+    const ast::Vardecl* g = array_of(e.base);
+    if (!g) unsupported("indexing this expression", e.tok);
+    std::string k = build_key(g, e.indexes, e.tok);
+    std::string v = frame_.add_temp("struct stp_val_" + em_.c_name(g->name), "v");
+    line("stp_map_get(c, " + map_name(g) + ", &" + k + ", &" + v + ");");
+    check_error();
+    return v + ".v";
+  }
+
+  void write_element(ast::ArrayIndex& e, const std::string& value, bool str) {
+    const ast::Vardecl* g = array_of(e.base);
+    if (!g) unsupported("assigning to this expression", e.tok);
+    std::string k = build_key(g, e.indexes, e.tok);
+    std::string v = frame_.add_temp("struct stp_val_" + em_.c_name(g->name), "v");
+    line("STP_ZERO(" + v + ");");
+    if (str)
+      line("stp_str_copy(c, " + v + ".v, " + value + ");");
+    else
+      line(v + ".v = " + value + ";");
+    line("stp_map_set(c, " + map_name(g) + ", &" + k + ", &" + v + ");");
+    check_error();
+  }
+
+  // Stores `value` into an lvalue; returns the lvalue's C expression for the result.
+  std::string store(ast::Expression* lhs, const std::string& value, bool str) {
+    if (auto* sym = dynamic_cast<ast::Symbol*>(lhs)) {
+      std::string lv = em_.var_access(sym->referent);
+      if (str) {
+        if (lv != value) line("stp_str_copy(c, " + lv + ", " + value + ");");
+      } else {
+        line(lv + " = " + value + ";");
+      }
+      return lv;
+    }
+    if (auto* ai = dynamic_cast<ast::ArrayIndex*>(lhs)) {
+      std::string t = str ? tmp_str() : tmp_long();
+      if (str)
+        line("stp_str_copy(c, " + t + ", " + value + ");");
+      else
+        line(t + " = " + value + ";");
+      write_element(*ai, t, str);
+      return t;
+    }
+    if (dynamic_cast<ast::TargetSymbol*>(lhs)) unsupported("writing a target variable", lhs->tok);
+    throw TranslateError("not an lvalue", lhs->tok);
+  }
+
+ public:
+  // ---------------------------------------------------------------------------- expressions
+  void visit(ast::LiteralNumber& e) override { value_ = c_long(e.value); }
+  void visit(ast::LiteralString& e) override { value_ = c_quote(e.value); }
+
+  void visit(ast::BinaryExpression& e) override {
+    std::string l = eval_stable(e.left);
+    std::string r = eval(e.right);
+    if (e.op == "/" || e.op == "%") {
+      std::string t = tmp_long();
+      line(t + " = " + r + ";");
+      line("if (" + t + " == 0) { stp_error(c, \"division by 0\", " +
+           std::to_string(em_.location(e.tok)) + "); goto " + err_label + "; }");
+      // INT64_MIN / -1 traps on x86 natively; define it as the kernel's BPF does (wraps).
+      if (e.op == "/")
+        value_ = "(" + t + " == -1 ? (int64_t)(0 - (uint64_t)" + l + ") : " + l + " / " + t + ")";
+      else
+        value_ = "(" + t + " == -1 ? 0 : " + l + " % " + t + ")";
+      return;
+    }
+    if (e.op == ">>>") {
+      value_ = "((int64_t)((uint64_t)" + l + " >> (" + r + " & 63)))";
+    } else if (e.op == "<<") {
+      value_ = "((int64_t)((uint64_t)" + l + " << (" + r + " & 63)))";
+    } else if (e.op == ">>") {
+      value_ = "(" + l + " >> (" + r + " & 63))";
+    } else if (e.op == "+" || e.op == "-" || e.op == "*") {
+      // Two's complement wrap, never C's undefined signed overflow.
+      value_ = "((int64_t)((uint64_t)" + l + " " + e.op + " (uint64_t)" + r + "))";
+    } else {
+      value_ = "(" + l + " " + e.op + " " + r + ")";
+    }
+  }
+  void visit(ast::UnaryExpression& e) override {
+    std::string v = eval(e.operand);
+    if (e.op == "-")
+      value_ = "((int64_t)(0 - (uint64_t)" + v + "))";
+    else if (e.op == "+")
+      value_ = v;
+    else
+      value_ = "(" + e.op + v + ")";
+    if (e.op == "!") value_ = "((int64_t)" + value_ + ")";
+  }
+  void crement(ast::Expression* operand, const std::string& op, bool pre) {
+    std::string cur = eval(operand);
+    std::string old = tmp_long();
+    line(old + " = " + cur + ";");
+    std::string next = "(int64_t)((uint64_t)" + old + (op == "++" ? " + 1)" : " - 1)");
+    store(operand, next, false);
+    value_ = pre ? "(int64_t)((uint64_t)" + old + (op == "++" ? " + 1)" : " - 1)") : old;
+  }
+  void visit(ast::PreCrement& e) override { crement(e.operand, e.op, true); }
+  void visit(ast::PostCrement& e) override { crement(e.operand, e.op, false); }
+
+  // && and || evaluate their right side only when needed, prep statements included.
+  void logical(ast::Expression* left, ast::Expression* right, bool is_and) {
+    std::string t = tmp_long();
+    line(t + " = (" + eval(left) + ") != 0;");
+    line(std::string("if (") + (is_and ? "" : "!") + t + ") {");
+    ++indent;
+    line(t + " = (" + eval(right) + ") != 0;");
+    --indent;
+    line("}");
+    value_ = t;
+  }
+  void visit(ast::LogicalOrExpr& e) override { logical(e.left, e.right, false); }
+  void visit(ast::LogicalAndExpr& e) override { logical(e.left, e.right, true); }
+
+  void visit(ast::ComparisonExpr& e) override {
+    std::string l = eval_stable(e.left);
+    std::string r = eval(e.right);
+    if (is_str(e.left) || is_str(e.right))
+      value_ = "((int64_t)(stp_str_cmp(c, " + l + ", " + r + ") " + e.op + " 0))";
+    else
+      value_ = "((int64_t)(" + l + " " + e.op + " " + r + "))";
+  }
+  void visit(ast::ConcatenationExpr& e) override {
+    std::string l = eval_stable(e.left);
+    std::string r = eval(e.right);
+    std::string t = tmp_str();
+    line("stp_str_copy(c, " + t + ", " + l + ");");
+    line("stp_str_cat(c, " + t + ", " + r + ");");
+    value_ = t;
+  }
+  void visit(ast::RegexMatch& e) override {
+    std::string s = eval(e.left);
+    std::string t = tmp_long();
+    line(t + " = stp_regex_match(c, " + s + ", " + c_quote(e.regex->value) + ");");
+    check_error();
+    value_ = e.op == "!~" ? "((int64_t)!" + t + ")" : t;
+  }
+  void visit(ast::TernaryExpression& e) override {
+    std::string cond = eval(e.condition);
+    bool str = is_str(&e);
+    std::string t = str ? tmp_str() : tmp_long();
+    line("if (" + cond + ") {");
+    ++indent;
+    std::string a = eval(e.truevalue);
+    line(str ? "stp_str_copy(c, " + t + ", " + a + ");" : t + " = " + a + ";");
+    --indent;
+    line("} else {");
+    ++indent;
+    std::string b = eval(e.falsevalue);
+    line(str ? "stp_str_copy(c, " + t + ", " + b + ");" : t + " = " + b + ";");
+    --indent;
+    line("}");
+    value_ = t;
+  }
+
+  void visit(ast::AssignmentExpr& e) override {
+    if (e.op == "<<<") {
+      std::string v = eval_stable(e.right);
+      const ast::Vardecl* g = nullptr;
+      std::vector<ast::Expression*> idx;
+      if (auto* sym = dynamic_cast<ast::Symbol*>(e.left)) g = sym->referent;
+      if (auto* ai = dynamic_cast<ast::ArrayIndex*>(e.left)) {
+        g = array_of(ai->base);
+        idx = ai->indexes;
+      }
+      if (!g) unsupported("this aggregate", e.tok);
+      std::string k = build_key(g, idx, e.tok);
+      line("stp_stat_add(c, " + map_name(g) + ", &" + k + ", " + v + ");");
+      check_error();
+      value_ = v;
+      return;
+    }
+    bool str = is_str(e.left);
+    if (e.op == "=") {
+      std::string v = eval_stable(e.right);
+      value_ = store(e.left, v, str);
+      return;
+    }
+    if (e.op == ".=") {
+      std::string r = eval_stable(e.right);
+      std::string cur = eval(e.left);
+      std::string t = tmp_str();
+      line("stp_str_copy(c, " + t + ", " + cur + ");");
+      line("stp_str_cat(c, " + t + ", " + r + ");");
+      value_ = store(e.left, t, true);
+      return;
+    }
+    // Arithmetic compound assignment: reuse the binary operator's code on (left, right).
+    std::string op = e.op.substr(0, e.op.size() - 1);
+    ast::BinaryExpression bin;
+    bin.tok = e.tok;
+    bin.left = e.left;
+    bin.op = op;
+    bin.right = e.right;
+    bin.type = Type::Long;
+    std::string v = eval(&bin);
+    std::string t = tmp_long();
+    line(t + " = " + v + ";");
+    value_ = store(e.left, t, false);
+  }
+
+  void visit(ast::Symbol& e) override {
+    if (!e.referent) throw TranslateError("unresolved symbol", e.tok);
+    if (e.referent->type == Type::Stats) unsupported("reading an aggregate as a value", e.tok);
+    value_ = em_.var_access(e.referent);
+  }
+
+  void visit(ast::TargetSymbol& e) override {
+    if (!e.components.empty()) unsupported("target variable member access", e.tok);
+    if (e.name == "$return" && probe_ && probe_->family == "uprobe") {
+      value_ = "STP_URETVAL(c)";
+      return;
+    }
+    if (!tp_) unsupported("target variable " + e.name + " in this probe", e.tok);
+    for (auto& f : tp_->fields) {
+      if ("$" + f.name != e.name) continue;
+      if (f.type.rfind("__data_loc", 0) == 0) {
+        std::string t = tmp_str();
+        line("STP_TP_DATALOC_STR(c, " + t + ", " + std::to_string(f.offset) + ");");
+        value_ = t;
+      } else if (e.type == Type::String) {
+        std::string t = tmp_str();
+        line("STP_TP_STR(c, " + t + ", " + std::to_string(f.offset) + ", " +
+             std::to_string(f.size) + ");");
+        value_ = t;
+      } else {
+        value_ = "STP_TP_LONG(c, " + std::to_string(f.offset) + ", " + std::to_string(f.size) +
+                 ", " + (f.is_signed ? "1" : "0") + ")";
+      }
+      return;
+    }
+    if (e.name.rfind("$$", 0) == 0) unsupported(e.name, e.tok);
+    throw TranslateError("unknown tracepoint field " + e.name, e.tok);
+  }
+  void visit(ast::CastOp& e) override { unsupported("@cast", e.tok); }
+  void visit(ast::AtVarOp& e) override { unsupported("@var", e.tok); }
+  void visit(ast::DefinedOp& e) override { value_ = e.value > 0 ? "((int64_t)1)" : "((int64_t)0)"; }
+  void visit(ast::EntryOp& e) override { unsupported("@entry", e.tok); }
+  void visit(ast::PerfOp& e) override { unsupported("@perf", e.tok); }
+  void visit(ast::HistogramOp& e) override { unsupported("a histogram as a value", e.tok); }
+
+  // The aggregate behind @count(x) / @count(a[k]) into a temp; returns it.
+  std::string aggregate(ast::Expression* stat, const Token* tok) {
+    const ast::Vardecl* g = nullptr;
+    std::vector<ast::Expression*> idx;
+    if (auto* sym = dynamic_cast<ast::Symbol*>(stat)) g = sym->referent;
+    if (auto* ai = dynamic_cast<ast::ArrayIndex*>(stat)) {
+      g = array_of(ai->base);
+      idx = ai->indexes;
+    }
+    if (!g) unsupported("this aggregate", tok);
+    std::string k = build_key(g, idx, tok);
+    std::string a = frame_.add_temp("struct stp_stat_" + em_.c_name(g->name), "a");
+    line("stp_stat_get(c, " + map_name(g) + ", &" + k + ", &" + a + ");");
+    check_error();
+    return a;
+  }
+  void visit(ast::StatOp& e) override {
+    std::string a = aggregate(e.stat, e.tok);
+    if (e.op == "count" || e.op == "sum") {
+      value_ = a + "." + e.op;
+      return;
+    }
+    if (e.op == "variance") unsupported("@variance", e.tok);
+    line("if (" + a + ".count == 0) { stp_error(c, \"empty aggregate\", " +
+         std::to_string(em_.location(e.tok)) + "); goto " + err_label + "; }");
+    if (e.op == "avg")
+      value_ = "(" + a + ".sum / " + a + ".count)";
+    else
+      value_ = a + "." + e.op;
+  }
+  void visit(ast::ArrayIndex& e) override {
+    if (dynamic_cast<ast::HistogramOp*>(e.base)) unsupported("histogram bucket access", e.tok);
+    value_ = read_element(e);
+  }
+  void visit(ast::ArrayIn& e) override {
+    const ast::Vardecl* g = array_of(e.operand->base);
+    if (!g) unsupported("'in' on this expression", e.tok);
+    for (auto* i : e.operand->indexes)
+      if (!i) unsupported("'in' with a '*' wildcard", e.tok);
+    std::string k = build_key(g, e.operand->indexes, e.tok);
+    std::string t = tmp_long();
+    line(t + " = stp_map_exists(c, " + map_name(g) + ", &" + k + ");");
+    value_ = t;
+  }
+
+  void visit(ast::FunctionCall& e) override {
+    ast::Function* f = e.referent;
+    if (!f) throw TranslateError("unresolved function " + e.name, e.tok);
+    std::vector<std::string> args;
+    for (auto* a : e.args) args.push_back(eval_stable(a));
+    Emitter::Frame* ff = em_.frame_of(f);
+    for (size_t k = 0; k < args.size(); ++k) {
+      std::string param = em_.var_access(f->formal_args[k]);
+      if (f->formal_args[k]->type == Type::String)
+        line("stp_str_copy(c, " + param + ", " + args[k] + ");");
+      else
+        line(param + " = " + args[k] + ";");
+    }
+    line("stp_fn_" + em_.c_name(f->name) + "(c, g);");
+    check_error();
+    if (f->type == Type::String) {
+      std::string t = tmp_str();
+      line("stp_str_copy(c, " + t + ", " + ff->access + ".__retvalue);");
+      value_ = t;
+    } else if (f->type == Type::Long) {
+      std::string t = tmp_long();
+      line(t + " = " + ff->access + ".__retvalue;");
+      value_ = t;
+    } else {
+      value_ = "((int64_t)0)";
+    }
+  }
+
+  // print/println/printd... as a format: "%d%s", with delimiters and newline as literal text.
+  std::string synth_format(ast::PrintFormat& e) {
+    std::string fmt;
+    auto esc = [](const std::string& s) {
+      std::string o;
+      for (char ch : s) o += ch == '%' ? std::string("%%") : std::string(1, ch);
+      return o;
+    };
+    for (size_t k = 0; k < e.args.size(); ++k) {
+      if (k && e.with_delim) fmt += esc(e.delimiter);
+      fmt += is_str(e.args[k]) ? "%s" : "%d";
+    }
+    if (e.with_newline) fmt += "\n";
+    return fmt;
+  }
+
+  void visit(ast::PrintFormat& e) override {
+    if (e.hist) {
+      const ast::Vardecl* g = nullptr;
+      std::vector<ast::Expression*> idx;
+      if (auto* sym = dynamic_cast<ast::Symbol*>(e.hist->stat)) g = sym->referent;
+      if (auto* ai = dynamic_cast<ast::ArrayIndex*>(e.hist->stat)) {
+        g = array_of(ai->base);
+        idx = ai->indexes;
+      }
+      if (!g) unsupported("printing this histogram", e.tok);
+      if (!e.to_stream) unsupported("sprint of a histogram", e.tok);
+      std::string k = build_key(g, idx, e.tok);
+      line("stp_print_hist(c, " + map_name(g) + ", &" + k + ");");
+      check_error();
+      value_ = "((int64_t)0)";
+      return;
+    }
+    std::string fmt = e.with_format ? e.raw_format : synth_format(e);
+    std::vector<ast::FormatComponent> comps =
+        e.with_format ? e.components : parse::parse_format(fmt);
+    std::vector<std::pair<std::string, bool>> args;  // value, is string
+    for (auto* a : e.args) args.push_back({eval_stable(a), is_str(a)});
+    if (e.to_stream) {
+      int id = em_.format_id(fmt, comps);
+      line("stp_printf_begin(c, " + std::to_string(id) + ");");
+      for (auto& [v, str] : args)
+        line(str ? "stp_printf_str(c, " + v + ");" : "stp_printf_long(c, " + v + ");");
+      line("stp_printf_end(c);");
+      value_ = "((int64_t)0)";
+      return;
+    }
+    // sprint*: formatted in place by the portable core.
+    std::string t = tmp_str();
+    line("stp_sfmt_begin(c, " + t + ");");
+    size_t a = 0;
+    auto next = [&]() -> std::string { return a < args.size() ? args[a++].first : "0"; };
+    for (auto& comp : comps) {
+      if (comp.conv == ast::FormatComponent::Conv::Literal) {
+        line("stp_sfmt_lit(c, " + t + ", " + c_quote(comp.literal) + ");");
+        continue;
+      }
+      std::string width = comp.width == -2 ? next() : std::to_string(comp.width);
+      std::string prec = comp.precision == -2 ? next() : std::to_string(comp.precision);
+      std::string v = next();
+      char cv = conv_char(comp.conv);
+      if (cv == 's')
+        line("stp_sfmt_str(c, " + t + ", " + v + ", " + char_lit(comp.flag) + ", " + width +
+             ", " + prec + ");");
+      else if (cv == 'c')
+        line("stp_sfmt_char(c, " + t + ", " + v + ", " + char_lit(comp.flag) + ", " + width +
+             ");");
+      else
+        line("stp_sfmt_long(c, " + t + ", " + v + ", " + char_lit(cv) + ", " +
+             char_lit(comp.flag) + ", " + width + ", " + prec + ");");
+    }
+    value_ = t;
+  }
+
+  // ----------------------------------------------------------------------------- statements
+  void visit(ast::Block& s) override {
+    for (auto* st : s.statements) stmt(st);
+  }
+  void visit(ast::TryBlock& s) override {
+    int n = try_counter_++;
+    std::string label = "__catch" + std::to_string(n);
+    std::string saved = err_label;
+    err_label = label;
+    line("{");
+    ++indent;
+    stmt(s.try_block);
+    --indent;
+    line("}");
+    err_label = saved;
+    line(label + ":");
+    line("if (STP_ERRORED(c)) {");
+    ++indent;
+    if (s.catch_var) line("stp_str_copy(c, " + em_.var_access(s.catch_var->referent) + ", c->k.errmsg);");
+    line("STP_CLEAR_ERROR(c);");
+    stmt(s.catch_block);
+    --indent;
+    line("}");
+  }
+  void visit(ast::EmbeddedCode& s) override { out_ << s.code << "\n"; }
+  void visit(ast::NullStatement&) override {}
+  void visit(ast::ExprStatement& s) override {
+    line("STP_ACTION(c, 1); if (STP_ERRORED(c)) goto " + err_label + ";");
+    std::string v = eval(s.value);
+    if (!v.empty() && v.find('(') != std::string::npos && v.rfind("((int64_t)", 0) != 0)
+      line("(void)" + v + ";");
+  }
+  void visit(ast::IfStatement& s) override {
+    line("STP_ACTION(c, 1); if (STP_ERRORED(c)) goto " + err_label + ";");
+    std::string cond = eval(s.condition);
+    line("if (" + cond + ") {");
+    ++indent;
+    stmt(s.then_stmt);
+    --indent;
+    if (s.else_stmt) {
+      line("} else {");
+      ++indent;
+      stmt(s.else_stmt);
+      --indent;
+    }
+    line("}");
+  }
+  void visit(ast::ForLoop& s) override {
+    if (s.init) stmt(s.init);
+    int n = loop_counter_++;
+    std::string cont = "__cont" + std::to_string(n);
+    line("STP_LOOP(c) {");
+    ++indent;
+    line("STP_ACTION(c, 1); if (STP_ERRORED(c)) goto " + err_label + ";");
+    if (s.cond) line("if (!(" + eval(s.cond) + ")) break;");
+    continue_labels_.push_back(cont);
+    stmt(s.body);
+    continue_labels_.pop_back();
+    line(cont + ":;");
+    if (s.incr) stmt(s.incr);
+    --indent;
+    line("}");
+    line("if (STP_ERRORED(c)) goto " + err_label + ";");
+  }
+  void visit(ast::ForeachLoop& s) override {
+    if (!native_) unsupported("foreach in a kernel-context probe", s.tok);
+    auto* sym = dynamic_cast<ast::Symbol*>(s.base);
+    if (!sym || !sym->referent) unsupported("foreach over this expression", s.tok);
+    if (!s.array_slice.empty()) unsupported("foreach over a slice", s.tok);
+    const ast::Vardecl* g = sym->referent;
+    const MapInfo* mi = em_.map_of(g);
+    if (!mi) unsupported("foreach over this expression", s.tok);
+    std::string it = frame_.add_temp("struct stp_iter", "it");
+    std::string k = frame_.add_temp("struct stp_key_" + em_.c_name(g->name), "k");
+    std::string vtype = mi->stats ? "struct stp_stat_" : "struct stp_val_";
+    std::string v = frame_.add_temp(vtype + em_.c_name(g->name), "v");
+    std::string limit = s.limit ? eval_stable(s.limit) : "-1";
+    std::string aggr = s.sort_aggr.empty() ? "count" : s.sort_aggr;
+    line("stp_iter_begin(c, &" + it + ", " + map_name(g) + ", " +
+         std::to_string(s.sort_column) + ", " + std::to_string(s.sort_direction) + ", " +
+         c_quote(aggr) + ", " + limit + ");");
+    check_error();
+    int n = loop_counter_++;
+    std::string cont = "__cont" + std::to_string(n);
+    line("while (stp_iter_next(c, &" + it + ", &" + k + ", &" + v + ")) {");
+    ++indent;
+    line("STP_ACTION(c, 1); if (STP_ERRORED(c)) break;");
+    for (size_t i = 0; i < s.indexes.size(); ++i) {
+      std::string lv = em_.var_access(s.indexes[i]->referent);
+      std::string field = k + ".k" + std::to_string(i);
+      if (mi->key_types[i] == Type::String)
+        line("stp_str_copy(c, " + lv + ", " + field + ");");
+      else
+        line(lv + " = " + field + ";");
+    }
+    if (s.value) {
+      std::string lv = em_.var_access(s.value->referent);
+      if (mi->stats)
+        line(lv + " = " + v + "." + aggr + ";");
+      else if (mi->value_type == Type::String)
+        line("stp_str_copy(c, " + lv + ", " + v + ".v);");
+      else
+        line(lv + " = " + v + ".v;");
+    }
+    continue_labels_.push_back(cont);
+    std::string saved = err_label;
+    err_label = "__brk" + std::to_string(n);
+    stmt(s.body);
+    err_label = saved;
+    continue_labels_.pop_back();
+    line(cont + ":;");
+    --indent;
+    line("}");
+    line("__brk" + std::to_string(n) + ":");
+    line("stp_iter_end(c, &" + it + ");");
+    line("if (STP_ERRORED(c)) goto " + err_label + ";");
+  }
+  void visit(ast::ReturnStatement& s) override {
+    if (fn_ && s.value) {
+      std::string v = eval(s.value);
+      Emitter::Frame* ff = em_.frame_of(fn_);
+      if (is_str(s.value))
+        line("stp_str_copy(c, " + ff->access + ".__retvalue, " + v + ");");
+      else
+        line(ff->access + ".__retvalue = " + v + ";");
+    }
+    line("goto out;");
+  }
+  void visit(ast::DeleteStatement& s) override {
+    if (auto* sym = dynamic_cast<ast::Symbol*>(s.value)) {
+      const ast::Vardecl* v = sym->referent;
+      if (em_.map_of(v)) {
+        line("stp_map_clear(c, " + map_name(v) + ");");
+      } else if (v->type == Type::String) {
+        line(em_.var_access(v) + "[0] = 0;");
+      } else {
+        line(em_.var_access(v) + " = 0;");
+      }
+      return;
+    }
+    if (auto* ai = dynamic_cast<ast::ArrayIndex*>(s.value)) {
+      const ast::Vardecl* g = array_of(ai->base);
+      if (!g) unsupported("delete of this expression", s.tok);
+      for (auto* i : ai->indexes)
+        if (!i) unsupported("delete with a '*' wildcard", s.tok);
+      std::string k = build_key(g, ai->indexes, s.tok);
+      line("stp_map_delete(c, " + map_name(g) + ", &" + k + ");");
+      return;
+    }
+    unsupported("delete of this expression", s.tok);
+  }
+  void visit(ast::NextStatement&) override { line("goto out;"); }
+  void visit(ast::BreakStatement&) override { line("break;"); }
+  void visit(ast::ContinueStatement&) override {
+    line(continue_labels_.empty() ? "continue;" : "goto " + continue_labels_.back() + ";");
+  }
+
+  bool native_ = false;
+
+ private:
+  Emitter& em_;
+  Emitter::Frame& frame_;
+  std::ostringstream& out_;
+  DerivedProbe* probe_;
+  ast::Function* fn_;
+  const probes::TraceEvent* tp_;
+  std::string value_;
+  int try_counter_ = 0;
+  int loop_counter_ = 0;
+  std::vector<std::string> continue_labels_;
+};
+
+// ------------------------------------------------------------------------------------ layout
+
+void Emitter::layout_globals() {
+  HistFinder hists;
+  for (auto* p : s_.probes) p->body->accept(hists);
+  for (auto* f : s_.functions)
+    if (f->body) f->body->accept(hists);
+
+  std::ostringstream scalars;
+  int64_t maxentries = std::stoll(s_.define("MAXMAPENTRIES", "2048"));
+  for (auto* g : s_.globals) {
+    std::string n = c_name(g->name);
+    if (g->arity <= 0 && g->type != Type::Stats) {
+      scalars << "  " << (g->type == Type::String ? "char g_" + n + "[STP_MAXSTRINGLEN]" : "int64_t g_" + n)
+              << ";\n";
+      has_scalar_globals_ = true;
+      continue;
+    }
+    MapInfo mi;
+    mi.name = g->name;
+    mi.bpf_name = "stp_map_" + n;
+    mi.stats = g->type == Type::Stats;
+    mi.scalar = g->arity <= 0;
+    mi.key_types = g->index_types;
+    mi.value_type = g->type;
+    mi.max_entries = g->maxsize > 0 ? g->maxsize : (mi.scalar ? 1 : maxentries);
+    mi.wrap = g->wrap;
+    if (!mi.scalar) {
+      types_ << "struct stp_key_" << n << " {";
+      for (size_t k = 0; k < g->index_types.size(); ++k)
+        types_ << (g->index_types[k] == Type::String ? " char k" + std::to_string(k) +
+                                                           "[STP_MAXSTRINGLEN];"
+                                                     : " int64_t k" + std::to_string(k) + ";");
+      types_ << " };\n";
+    }
+    std::string key = mi.scalar ? "struct stp_key_unit" : "struct stp_key_" + n;
+    if (mi.stats) {
+      auto it = hists.hists.find(g);
+      std::string buckets = "0";
+      std::string kind = "STP_HIST_NONE";
+      if (it != hists.hists.end()) {
+        const auto* h = it->second;
+        if (h->kind == ast::HistogramOp::Kind::Log) {
+          mi.hist_kind = 1;
+          kind = "STP_HIST_LOG";
+          buckets = "STP_HIST_LOG_BUCKETS";
+        } else if (h->params.size() == 3 && h->params[2] > 0) {
+          mi.hist_kind = 2;
+          kind = "STP_HIST_LINEAR";
+          mi.hist_start = h->params[0];
+          mi.hist_stop = h->params[1];
+          mi.hist_interval = h->params[2];
+          mi.hist_buckets = static_cast<int>((mi.hist_stop - mi.hist_start) / mi.hist_interval + 3);
+          buckets = std::to_string(mi.hist_buckets);
+        }
+      }
+      types_ << "struct stp_stat_" << n << " { STP_STAT_FIELDS;"
+             << (buckets == "0" ? "" : " int64_t buckets[" + buckets + "];") << " };\n";
+      types_ << "STP_DEFINE_STATS(" << n << ", " << key << ", struct stp_stat_" << n << ", "
+             << mi.max_entries << ", " << kind << ", " << mi.hist_start << ", " << mi.hist_stop
+             << ", " << mi.hist_interval << ");\n";
+      map_index_[g] = static_cast<int>(m_.maps.size());
+      m_.maps.push_back(mi);
+      m_.stats.push_back(mi);
+      continue;
+    }
+    types_ << "struct stp_val_" << n << " { "
+           << (g->type == Type::String ? "char v[STP_MAXSTRINGLEN];" : "int64_t v;") << " };\n";
+    types_ << "STP_DEFINE_MAP(" << n << ", " << key << ", struct stp_val_" << n << ", "
+           << mi.max_entries << ", " << (mi.wrap ? 1 : 0) << ");\n";
+    map_index_[g] = static_cast<int>(m_.maps.size());
+    m_.maps.push_back(mi);
+  }
+  std::ostringstream out;
+  out << "struct stp_globals {\n"
+      << (has_scalar_globals_ ? scalars.str() : "  int64_t __unused;\n") << "};\n"
+      << "STP_DEFINE_GLOBALS(struct stp_globals);\n";
+  types_.str(out.str() + types_.str());
+}
+
+// Global initializers (`global x = 5`, -G x=5) run once, natively, before any begin probe.
+static std::string globals_init(Session& s) {
+  std::ostringstream o;
+  for (auto* g : s.globals) {
+    if (g->arity > 0 || g->type == Type::Stats) continue;
+    std::string value;
+    for (auto& [name, v] : s.opts.globals_init)
+      if (name == g->name) value = v;
+    bool str = g->type == Type::String;
+    if (value.empty() && g->init) {
+      if (auto* n = dynamic_cast<ast::LiteralNumber*>(g->init)) value = std::to_string(n->value);
+      if (auto* sl = dynamic_cast<ast::LiteralString*>(g->init)) value = sl->value;
+      if (auto* u = dynamic_cast<ast::UnaryExpression*>(g->init))
+        if (auto* n = dynamic_cast<ast::LiteralNumber*>(u->operand))
+          value = std::to_string(u->op == "-" ? -n->value : n->value);
+    }
+    if (value.empty()) continue;
+    if (str)
+      o << "  stp_str_copy(c, g->g_" << g->name << ", " << c_quote(value) << ");\n";
+    else
+      o << "  g->g_" << g->name << " = " << c_long(std::stoll(value, nullptr, 0)) << ";\n";
+  }
+  return o.str();
+}
+
+void Emitter::emit_function(ast::Function* f) {
+  Frame& fr = *function_frames_[f];
+  std::ostringstream body;
+  std::string n = c_name(f->name);
+  body << "static __always_inline void stp_fn_" << n
+       << "(struct stp_context *c, struct stp_globals *g) {\n";
+  body << "  (void)g;\n";
+  if (f->has_embedded_body()) {
+    auto* code = static_cast<ast::EmbeddedCode*>(f->body);
+    std::string ret = fr.access + ".__retvalue";
+    for (auto* a : f->formal_args)
+      body << "#define STAP_ARG_" << a->name << " (" << var_access(a) << ")\n";
+    body << "#define STAP_RETVALUE " << ret << "\n";
+    body << "#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)\n";
+    body << "#define STP_CUR_LOC " << location(f->tok) << "\n";
+    body << code->code << "\n";
+    body << "#undef STAP_RETURN\n#undef STAP_RETVALUE\n#undef STP_CUR_LOC\n";
+    for (auto* a : f->formal_args) body << "#undef STAP_ARG_" << a->name << "\n";
+    body << "  goto out;\nout:\n  return;\n}\n\n";
+    functions_ << body.str();
+    return;
+  }
+  for (auto* l : f->locals)
+    body << "  " << (l->type == Type::String ? var_access(l) + "[0] = 0;" : var_access(l) + " = 0;")
+         << "\n";
+  if (f->type == Type::String)
+    body << "  " << fr.access << ".__retvalue[0] = 0;\n";
+  else if (f->type == Type::Long)
+    body << "  " << fr.access << ".__retvalue = 0;\n";
+  BodyEmitter be(*this, fr, body, nullptr, f, nullptr);
+  be.stmt(f->body);
+  body << "  goto out;\nout:\n  return;\n}\n\n";
+  functions_ << body.str();
+}
+
+std::string Emitter::probe_macro(const DerivedProbe& p, int id, bool& native) {
+  std::string ids = std::to_string(id);
+  native = false;
+  const std::string& fam = p.family;
+  auto param = [&](const char* k) {
+    auto it = p.params.find(k);
+    return it == p.params.end() ? std::string() : it->second;
+  };
+  if (fam == "begin" || fam == "end" || fam == "error") {
+    native = true;
+    return "STP_PROBE_NATIVE(" + ids + ")";
+  }
+  if (fam == "timer") {
+    if (param("kind") == "profile") return "STP_PROBE_PERF(" + ids + ")";
+    native = true;
+    return "STP_PROBE_NATIVE(" + ids + ")";
+  }
+  if (fam == "tracepoint")
+    return "STP_PROBE_TRACEPOINT(" + ids + ", " + c_quote(param("system")) + ", " +
+           c_quote(param("event")) + ")";
+  if (fam == "perf") return "STP_PROBE_PERF(" + ids + ")";
+  if (fam == "uprobe")
+    return (param("return") == "1" ? "STP_PROBE_URETPROBE(" : "STP_PROBE_UPROBE(") + ids + ")";
+  if (fam == "process") {
+    std::string ev = param("event");
+    std::string tp = ev == "begin"          ? "sched_process_exec"
+                     : ev == "thread.begin" ? "sched_process_fork"
+                                            : "sched_process_exit";
+    return "STP_PROBE_RAW_TP(" + ids + ", " + c_quote(tp) + ")";
+  }
+  throw TranslateError("probe family '" + fam + "' is not supported by the BPF backend yet",
+                       p.point->tok);
+}
+
+void Emitter::emit_probe(DerivedProbe* p, int id) {
+  Frame& fr = frames_.emplace_back();
+  fr.struct_name = "stp_locals_p" + std::to_string(id);
+  fr.access = "c->l.p" + std::to_string(id);
+  for (auto* l : p->locals) {
+    std::string lv = l->type == Type::String
+                         ? fr.add_field("char", "l_" + c_name(l->name), "[STP_MAXSTRINGLEN]")
+                         : fr.add_field("int64_t", "l_" + c_name(l->name));
+    var_access_[l] = lv;
+  }
+  ProbeInfo info;
+  info.id = id;
+  info.family = p->family;
+  info.params = p->params;
+  info.pp = p->point->str();
+  info.pn = p->alias_name ? p->alias_name->str()
+                          : (p->chain.empty() ? info.pp : p->chain.back()->str());
+  auto pr = p->params.find("priority");
+  if (pr != p->params.end()) info.priority = std::stoll(pr->second);
+
+  const probes::TraceEvent* tp = nullptr;
+  if (p->family == "tracepoint") {
+    auto& cache = probes::session_cache(s_);
+    if (cache.tracefs) tp = cache.tracefs->event(p->params["system"], p->params["event"]);
+  }
+  std::ostringstream body;
+  std::string macro = probe_macro(*p, id, info.native);
+  body << "/* " << info.pp << " */\n" << macro << "\n{\n";
+  body << "  STP_PROBE_ENTER(" << id << ");\n";
+  for (auto* l : p->locals)
+    body << "  " << (l->type == Type::String ? var_access(l) + "[0] = 0;" : var_access(l) + " = 0;")
+         << "\n";
+  BodyEmitter be(*this, fr, body, p, nullptr, tp);
+  be.native_ = info.native;
+  if (p->condition) {
+    std::string cond = be.eval(p->condition);
+    body << "  if (!(" << cond << ")) goto out;\n";
+  }
+  be.stmt(p->body);
+  body << "  goto out;\nout:\n  STP_PROBE_LEAVE();\n}\n\n";
+  probes_ << body.str();
+  if (info.native)
+    m_.has_native_probes = true;
+  else
+    m_.has_kernel_probes = true;
+  m_.probes.push_back(info);
+}
+
+int Emitter::run() {
+  // Limits, as stap's -D names them.
+  const char* limits[][2] = {{"MAXSTRINGLEN", "128"}, {"MAXMAPENTRIES", "2048"},
+                             {"MAXACTION", "1000"},   {"MAXBACKTRACE", "20"},
+                             {"MAXERRORS", "0"},      {"MAXNESTING", "10"}};
+  std::ostringstream head;
+  head << "/* Generated by ukstap pass 3. */\n";
+  for (auto& [name, def] : limits) {
+    std::string v = s_.define(name, def);
+    m_.limits[name] = v;
+    head << "#define STP_" << name << " " << v << "\n";
+  }
+  for (auto& [name, v] : s_.opts.defines) {
+    bool known = false;
+    for (auto& [n, d] : limits) known |= name == n;
+    if (!known) head << "#define " << name << " " << (v.empty() ? "1" : v) << "\n";
+  }
+  head << "#include \"stp_runtime.h\"\n\n";
+  for (auto* e : s_.embeds) head << e->code << "\n";
+
+  try {
+    layout_globals();
+    // Recursion cannot have one frame per function.
+    std::map<const ast::Function*, std::vector<ast::Function*>> calls;
+    for (auto* f : s_.functions) {
+      CallFinder cf;
+      if (f->body) f->body->accept(cf);
+      calls[f] = cf.calls;
+    }
+    std::map<const ast::Function*, int> state;
+    std::function<void(ast::Function*)> dfs = [&](ast::Function* f) {
+      state[f] = 1;
+      for (auto* g : calls[f]) {
+        if (state[g] == 1)
+          throw TranslateError("recursive function calls are not supported yet (function '" +
+                                   g->name + "')",
+                               g->tok);
+        if (state[g] == 0) dfs(g);
+      }
+      state[f] = 2;
+    };
+    for (auto* f : s_.functions)
+      if (!state[f]) dfs(f);
+
+    std::ostringstream protos;
+    for (auto* f : s_.functions) {
+      Frame& fr = frames_.emplace_back();
+      std::string n = c_name(f->name);
+      fr.struct_name = "stp_frame_" + n;
+      fr.access = "c->l.f_" + n;
+      function_frames_[f] = &fr;
+      for (auto* a : f->formal_args)
+        var_access_[a] = a->type == Type::String
+                             ? fr.add_field("char", "l_" + c_name(a->name), "[STP_MAXSTRINGLEN]")
+                             : fr.add_field("int64_t", "l_" + c_name(a->name));
+      for (auto* l : f->locals)
+        var_access_[l] = l->type == Type::String
+                             ? fr.add_field("char", "l_" + c_name(l->name), "[STP_MAXSTRINGLEN]")
+                             : fr.add_field("int64_t", "l_" + c_name(l->name));
+      if (f->type == Type::String)
+        fr.add_field("char", "__retvalue", "[STP_MAXSTRINGLEN]");
+      else
+        fr.add_field("int64_t", "__retvalue");
+      protos << "static __always_inline void stp_fn_" << n
+             << "(struct stp_context *c, struct stp_globals *g);\n";
+    }
+    for (auto* f : s_.functions) {
+      try {
+        emit_function(f);
+      } catch (const SemanticError& e) {
+        s_.diag.semantic_error(e);
+        ++errors_;
+      }
+    }
+    int id = 0;
+    for (auto* p : s_.probes) {
+      if (p->family == "never") continue;
+      try {
+        emit_probe(p, id++);
+      } catch (const SemanticError& e) {
+        s_.diag.semantic_error(e);
+        ++errors_;
+      }
+    }
+    std::string init = globals_init(s_);
+    if (!init.empty()) m_.has_native_probes = true;
+
+    std::ostringstream ctx;
+    for (auto& fr : frames_) {
+      ctx << "struct " << fr.struct_name << " {";
+      if (fr.fields.empty()) ctx << " char __empty;";
+      for (auto& f : fr.fields) ctx << "\n  " << f;
+      ctx << "\n};\n";
+    }
+    ctx << "struct stp_locals {\n  union {\n    char __none;\n";
+    for (auto& fr : frames_)
+      if (fr.struct_name.rfind("stp_locals_p", 0) == 0)
+        ctx << "    struct " << fr.struct_name << " " << fr.access.substr(5) << ";\n";
+    ctx << "  };\n";
+    for (auto& fr : frames_)
+      if (fr.struct_name.rfind("stp_frame_", 0) == 0)
+        ctx << "  struct " << fr.struct_name << " " << fr.access.substr(5) << ";\n";
+    ctx << "};\nSTP_DEFINE_CONTEXT(struct stp_locals);\n\n";
+
+    std::ostringstream all;
+    all << head.str() << types_.str() << "\n" << ctx.str() << protos.str() << "\n"
+        << functions_.str() << probes_.str();
+    all << "STP_GLOBALS_INIT\n{\n" << init << "}\n";
+    m_.source = all.str();
+  } catch (const SemanticError& e) {
+    s_.diag.semantic_error(e);
+    ++errors_;
+  }
+  return errors_;
+}
+
+}  // namespace ukstap::codegen

@@ -1,0 +1,57 @@
+// What pass 3 tells passes 4 and 5 about the module it generated: the C text, and the tables the
+// kernel side refers to by number (formats, error locations, probes, maps) so records stay small.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ast/ast.h"
+
+namespace ukstap::codegen {
+
+struct ProbeInfo {
+  int id = 0;               // stp_probe_<id> in the generated C
+  bool native = false;      // runs in user space (module.so): begin/end/error/interval timers
+  std::string family;       // DerivedProbe::family
+  std::map<std::string, std::string> params;  // DerivedProbe::params
+  std::string pp;           // pp(): the concrete point
+  std::string pn;           // pn(): the alias name or the point as written
+  int64_t priority = 0;     // begin(N)/end(N)/error(N)
+};
+
+struct FormatInfo {
+  std::string text;  // the format string (unescaped)
+  std::vector<ast::FormatComponent> components;
+};
+
+// Key/value layout of a map, for decoding and for messages.
+struct MapInfo {
+  std::string name;       // script name ("names")
+  std::string bpf_name;   // "stp_map_names"
+  bool stats = false;
+  bool scalar = false;    // a stats scalar (key struct stp_key_unit)
+  std::vector<ast::Type> key_types;
+  ast::Type value_type = ast::Type::Long;
+  int hist_kind = 0;      // 0 none, 1 log, 2 linear (STP_HIST_*)
+  int64_t hist_start = 0, hist_stop = 0, hist_interval = 0;
+  int hist_buckets = 0;
+  uint32_t key_size = 0, value_size = 0;
+  int64_t max_entries = 0;
+  bool wrap = false;
+};
+
+struct ModuleInfo {
+  std::string source;                  // the generated C
+  std::vector<ProbeInfo> probes;
+  std::vector<FormatInfo> formats;     // printf formats by id
+  std::vector<std::string> locations;  // error locations by id: "operator '/' at FILE:4:13"
+  std::vector<MapInfo> maps;
+  std::vector<MapInfo> stats;          // stats maps, by stats id (for HIST records)
+  std::map<std::string, std::string> limits;  // MAXSTRINGLEN, MAXMAPENTRIES, ... as compiled
+  bool has_kernel_probes = false;
+  bool has_native_probes = false;
+};
+
+}  // namespace ukstap::codegen
