@@ -1,8 +1,10 @@
 #!/bin/bash
 # libFuzzer smoke run of the front end (testsuite/fuzz/fuzz_frontend.cpp) for a bounded time.
-# Seeds: testsuite/fuzz/corpus/, the parse-error scripts and the tapsets. New inputs go to a
-# scratch corpus in the build tree, never into the source tree. Fails on a crash, a sanitizer
-# report, a leak, or an input that takes longer than 5 s.
+# Seeds: testsuite/fuzz/corpus/, the parse-error scripts (testsuite/parse-errors/*.stp, whose
+# expected errors are checked by run-parse-errors.sh) and a few real tapset files; the language's
+# keywords and operators come from testsuite/fuzz/stap.dict. New inputs go to a scratch corpus in
+# the build tree, never into the source tree. Fails on a crash, a sanitizer report, a leak, or
+# an input that takes longer than 5 s.
 #   UKSTAP_FUZZ_TIME=SECONDS (default 60; 0 skips the run)
 set -u
 : "${UKSTAP_TOP_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -28,21 +30,28 @@ if [ ! -x "$UKSTAP_FUZZ" ]; then
 fi
 
 work=$UKSTAP_TOP_BUILDDIR/fuzz-work
-rm -rf "$work/corpus"
-mkdir -p "$work/corpus" "$work/artifacts"
-seeds=()
-for d in testsuite/fuzz/corpus testsuite/parse-errors tapsets; do
-  [ -d "$UKSTAP_TOP_SRCDIR/$d" ] && seeds+=("$UKSTAP_TOP_SRCDIR/$d")
+rm -rf "$work/corpus" "$work/seeds"
+mkdir -p "$work/corpus" "$work/seeds" "$work/artifacts"
+# libFuzzer takes corpus directories: copy the seed files into one.
+src=$UKSTAP_TOP_SRCDIR
+for f in "$src"/testsuite/fuzz/corpus/*.stp "$src"/testsuite/parse-errors/*.stp \
+         "$src"/tapsets/syscalls/files.stp "$src"/tapsets/syscalls/any.stp \
+         "$src"/tapsets/syscalls/syscalls.stpm "$src"/tapsets/context.stp \
+         "$src"/tapsets/logging.stp "$src"/tapsets/conversions.stp "$src"/tapsets/errno.stp; do
+  [ -f "$f" ] && cp "$f" "$work/seeds/$(basename "$(dirname "$f")")-$(basename "$f")"
 done
+dict=()
+[ -f "$src/testsuite/fuzz/stap.dict" ] && dict=(-dict="$src/testsuite/fuzz/stap.dict")
 rc=0
 "$UKSTAP_FUZZ" -max_total_time="$UKSTAP_FUZZ_TIME" -max_len=4096 -timeout=5 -rss_limit_mb=4096 \
-  -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
-  "$work/corpus" "${seeds[@]}" > "$work/fuzz.log" 2>&1 || rc=$?
-tail -n 30 "$work/fuzz.log"
+  -print_final_stats=1 -artifact_prefix="$work/artifacts/" "${dict[@]}" \
+  "$work/corpus" "$work/seeds" > "$work/fuzz.log" 2>&1 || rc=$?
 if [ $rc = 0 ]; then
+  grep -E '^#[0-9]+ +(INITED|DONE)|^(Dictionary|stat::)|^fuzz_frontend' "$work/fuzz.log" | tail -n 20
   echo "1 passed, 0 failed"
   exit 0
 fi
+tail -n 60 "$work/fuzz.log"
 echo "FAIL: the fuzzer stopped with status $rc; reproducer(s):"
 ls -l "$work/artifacts/" 2>/dev/null
 echo "full log: $work/fuzz.log; rerun one input with: $UKSTAP_FUZZ ARTIFACT"

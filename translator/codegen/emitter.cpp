@@ -59,6 +59,18 @@ char conv_char(ast::FormatComponent::Conv c) {
   return 0;
 }
 
+// The STP_FLAG_* bit of runtime/common/stp_format.h for a printf flag character.
+std::string flag_bits(char ch) {
+  switch (ch) {
+    case '0': return "STP_FLAG_ZERO";
+    case '+': return "STP_FLAG_PLUS";
+    case '-': return "STP_FLAG_MINUS";
+    case ' ': return "STP_FLAG_SPACE";
+    case '#': return "STP_FLAG_ALT";
+    default: return "0";
+  }
+}
+
 std::string char_lit(char ch) {
   if (!ch) return "0";
   if (ch == '\'') return "'\\''";
@@ -599,14 +611,14 @@ class BodyEmitter : public ast::Visitor {
       std::string v = next();
       char cv = conv_char(comp.conv);
       if (cv == 's')
-        line("stp_sfmt_str(c, " + t + ", " + v + ", " + char_lit(comp.flag) + ", " + width +
+        line("stp_sfmt_str(c, " + t + ", " + v + ", " + flag_bits(comp.flag) + ", " + width +
              ", " + prec + ");");
       else if (cv == 'c')
-        line("stp_sfmt_char(c, " + t + ", " + v + ", " + char_lit(comp.flag) + ", " + width +
+        line("stp_sfmt_char(c, " + t + ", " + v + ", " + flag_bits(comp.flag) + ", " + width +
              ");");
       else
         line("stp_sfmt_long(c, " + t + ", " + v + ", " + char_lit(cv) + ", " +
-             char_lit(comp.flag) + ", " + width + ", " + prec + ");");
+             flag_bits(comp.flag) + ", " + width + ", " + prec + ");");
     }
     value_ = t;
   }
@@ -708,7 +720,9 @@ class BodyEmitter : public ast::Visitor {
     }
     if (s.value) {
       std::string lv = em_.var_access(s.value->referent);
-      if (mi->stats)
+      if (mi->stats && aggr == "avg")
+        line(lv + " = " + v + ".count ? " + v + ".sum / " + v + ".count : 0;");
+      else if (mi->stats)
         line(lv + " = " + v + "." + aggr + ";");
       else if (mi->value_type == Type::String)
         line("stp_str_copy(c, " + lv + ", " + v + ".v);");

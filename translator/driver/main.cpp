@@ -209,10 +209,19 @@ int run(int argc, char** argv) {
     return flush_stdout(0);
   }
 
-  // Passes 4-5 come later: say so plainly rather than pretend.
+  // Pass 4 reports its own failure ("Pass 4: compilation failed.") and its -v lines.
   std::cout.flush();
-  s.diag.fatal("pass 4 (compile) is not implemented yet");
-  return 1;
+  if (pass4_compile(s) != 0) return 1;
+  if (s.opts.last_pass == 4) {
+    // The BPF object; a script with only user-space probes (begin/end/timers) has just module.so.
+    std::cout << (s.bpf_object_path.empty() ? s.native_object_path : s.bpf_object_path) << "\n";
+    return flush_stdout(0);
+  }
+
+  // Pass 5 prints its own diagnostics (ERROR/WARNING lines, "Pass 5: run failed.").
+  int rc = pass5_run(s);
+  std::cout.flush();
+  return rc;
 }
 
 }  // namespace

@@ -369,7 +369,7 @@ class Parser {
   Arena& arena_;
   const SourceFile* file_;
   const MacroLibrary& lib_;
-  PreprocEnv env_;
+  const PreprocEnv& env_;  // the caller's; it outlives the parser (copying it cost ~2k nodes)
   Lexer lex_;
   bool user_file_;
   bool privileged_ = false;

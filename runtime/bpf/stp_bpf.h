@@ -1,0 +1,19 @@
+/* ukstap BPF runtime umbrella. Include order matters: base (context, errors) before the rest.
+ *
+ * Build (pass 4):  clang -target bpf -mcpu=v3 -O2 -g -D__UKSTAP_BPF__ -D__TARGET_ARCH_x86
+ *                  -I<runtime> -I<dir with vmlinux.h> -c module.c -o module.bpf.o
+ *   vmlinux.h:     bpftool btf dump file /sys/kernel/btf/vmlinux format c > <dir>/vmlinux.h
+ *   -mcpu=v3:      atomic xchg/cmpxchg/fetch-add (context busy flag, error counting), 32-bit
+ *                  jumps; clang 14's default (v1) cannot express them.
+ */
+#ifndef STP_BPF_H
+#define STP_BPF_H
+
+#include "bpf/stp_bpf_base.h"
+#include "bpf/stp_bpf_strings.h"
+#include "bpf/stp_bpf_output.h"
+#include "bpf/stp_bpf_maps.h"
+#include "bpf/stp_bpf_probes.h"
+#include "bpf/stp_bpf_hooks.h"
+
+#endif /* STP_BPF_H */

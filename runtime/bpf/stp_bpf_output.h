@@ -1,0 +1,132 @@
+/* ukstap BPF runtime: records to user space (layout: common/stp_records.h).
+ *
+ * A record is built in the context's rec[] scratch and copied with bpf_ringbuf_output: the
+ * size is only known at the end, and reserving the worst case (32 strings) in the ring would
+ * waste most of it. rec[] is STP_REC_CAP + MAXSTRINGLEN + 16 bytes and every write offset is
+ * masked with STP_REC_CAP - 1, so a string of MAXSTRINGLEN at any masked offset stays inside it.
+ * A full ring never blocks: the record is dropped and stp_session.drops counts it.
+ */
+#ifndef STP_BPF_OUTPUT_H
+#define STP_BPF_OUTPUT_H
+
+#define STP_REC_MASK (STP_REC_CAP - 1)
+
+static __always_inline void stp__rec_begin(struct stp_common *k, int type, int id)
+{
+  struct stp_rec_hdr *h = (struct stp_rec_hdr *)k->rec;
+  h->type = (uint16_t)type;
+  h->id = (uint16_t)id;
+  h->len = 0;
+  k->rec_pos = sizeof(struct stp_rec_hdr);
+  k->rec_overflow = 0;
+}
+
+static __always_inline void stp__rec_long(struct stp_common *k, int64_t v)
+{
+  uint32_t pos = k->rec_pos;
+  if (pos > STP_REC_CAP - 16) {
+    k->rec_overflow = 1;
+    return;
+  }
+  *(int64_t *)&k->rec[pos & STP_REC_MASK & ~7u] = v;
+  k->rec_pos = pos + 8;
+}
+
+/* u32 length + bytes; the helper copies at most MAXSTRINGLEN-1 characters and a NUL. */
+static __always_inline void stp__rec_str(struct stp_common *k, const void *s)
+{
+  uint32_t pos = k->rec_pos, off, len;
+  long n;
+  if (pos > STP_REC_CAP - STP_MAXSTRINGLEN - 16) {
+    k->rec_overflow = 1;
+    return;
+  }
+  off = pos & STP_REC_MASK & ~7u;
+  n = bpf_probe_read_kernel_str(&k->rec[off + 4], STP_MAXSTRINGLEN, s);
+  len = n > 0 ? (uint32_t)(n - 1) : 0;
+  *(uint32_t *)&k->rec[off] = len;
+  k->rec_pos = pos + STP_REC_STR_SIZE(len & STP_STR_MASK);
+}
+
+/* Raw bytes as a string element (%m/%M arguments: formatted in user space). */
+static __always_inline void stp__rec_mem(struct stp_common *k, int64_t addr, int64_t prec, int user)
+{
+  uint32_t pos = k->rec_pos, off, n;
+  long rc;
+  if (pos > STP_REC_CAP - STP_MAXSTRINGLEN - 16) {
+    k->rec_overflow = 1;
+    return;
+  }
+  n = prec < 0 ? 1 : prec > STP_MAXSTRINGLEN ? STP_MAXSTRINGLEN : (uint32_t)prec;
+  n &= (2 * STP_MAXSTRINGLEN - 1);
+  off = pos & STP_REC_MASK & ~7u;
+  if (n)
+    rc = user ? bpf_probe_read_user(&k->rec[off + 4], n, (const void *)addr)
+              : bpf_probe_read_kernel(&k->rec[off + 4], n, (const void *)addr);
+  else
+    rc = 0;
+  if (rc < 0) {
+    stp__error(k, "memory copy fault [man error::fault]", STP_LOC_CURRENT);
+    n = 0;
+  }
+  *(uint32_t *)&k->rec[off] = n;
+  k->rec_pos = pos + STP_REC_STR_SIZE(n);
+}
+
+static __always_inline void stp__rec_end(struct stp_common *k)
+{
+  struct stp_rec_hdr *h = (struct stp_rec_hdr *)k->rec;
+  uint32_t size = k->rec_pos;
+  if (size > STP_REC_CAP)
+    size = STP_REC_CAP;
+  size = STP_REC_ALIGN(size);
+  if (size < sizeof(struct stp_rec_hdr))
+    size = sizeof(struct stp_rec_hdr);
+  h->len = size - sizeof(struct stp_rec_hdr);
+  if (bpf_ringbuf_output(&stp_events, k->rec, size & (2 * STP_REC_CAP - 1), 0) < 0) {
+    struct stp_session *s = stp__session();
+    if (s)
+      stp__count(&s->drops);
+  }
+}
+
+#define stp_printf_begin(c, fmt_id) stp__rec_begin(&(c)->k, STP_REC_PRINTF, (fmt_id))
+#define stp_printf_long(c, v) stp__rec_long(&(c)->k, (v))
+#define stp_printf_str(c, s) stp__rec_str(&(c)->k, (s))
+/* %m/%M argument: prec bytes at addr (user memory when the '#' flag was given). */
+#define stp_printf_mem(c, addr, prec, user) stp__rec_mem(&(c)->k, (addr), (prec), (user))
+#define stp_printf_end(c) stp__rec_end(&(c)->k)
+
+static __always_inline void stp__rec_text(struct stp_common *k, int type, int id, const void *msg)
+{
+  stp__rec_begin(k, type, id);
+  stp__rec_str(k, msg);
+  stp__rec_end(k);
+}
+#define stp_log(c, msg) stp__rec_text(&(c)->k, STP_REC_LOG, 0, (msg))
+#define stp_warn(c, msg) stp__rec_text(&(c)->k, STP_REC_WARN, 0, (msg))
+
+static __always_inline void stp__emit_error(struct stp_common *k)
+{
+  stp__rec_text(k, STP_REC_ERROR, k->errloc < 0 ? STP_LOC_NONE : k->errloc, k->errmsg);
+}
+
+/* exit(): the handler goes on; no more kernel probes start; end probes will run. */
+static __always_inline void stp__exit(struct stp_common *k, int how)
+{
+  struct stp_session *s = stp__session();
+  if (s) {
+    s->exit_requested = 1;
+    if (how == STP_EXIT_ABORT)
+      s->state = STP_SESSION_ERROR;
+    else
+      __sync_val_compare_and_swap(&s->state, STP_SESSION_RUNNING, STP_SESSION_STOPPING);
+  }
+  stp__rec_begin(k, STP_REC_EXIT, how);
+  stp__rec_end(k);
+}
+#define stp_exit(c) stp__exit(&(c)->k, STP_EXIT_NORMAL)
+/* abort(): stop the handler now (uncatchable), no end probes. */
+#define stp_abort(c) (stp__exit(&(c)->k, STP_EXIT_ABORT), (c)->k.abort = 1)
+
+#endif /* STP_BPF_OUTPUT_H */

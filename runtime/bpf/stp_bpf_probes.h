@@ -1,0 +1,97 @@
+/* ukstap BPF runtime: probe sections and target-variable readers.
+ *
+ * Each STP_PROBE_* macro opens `int stp_probe_<id>(ctx)` (the body's `{` follows) and first
+ * defines what STP_PROBE_ENTER(id) needs: the context slot, whether this is a return probe and
+ * how to tell user mode. The attach target (event, binary/offset, perf event) is the loader's:
+ * the sections carry only the program type.
+ * Target-variable readers use `ctx`, so they belong in the probe body (not in functions).
+ */
+#ifndef STP_BPF_PROBES_H
+#define STP_BPF_PROBES_H
+
+#define STP__PROBE_INFO(id, slot, isret, umode)                                         \
+  enum { stp__slot_##id = (slot) };                                                     \
+  static __always_inline int stp__isret_##id(void) { return (isret); }                  \
+  static __always_inline int stp__umode_##id(void *ctx) { return (umode); }
+
+/* syscalls:sys_exit_* are return probes ($return, is_return()). */
+#define STP_PROBE_TRACEPOINT(id, sys, ev)                                               \
+  STP__PROBE_INFO(id, STP_SLOT_NORMAL, __builtin_strncmp((ev), "sys_exit", 8) == 0, 0)  \
+  SEC("tracepoint/" sys "/" ev) int stp_probe_##id(void *ctx)
+
+/* timer.profile, perf.*: NMI context, its own slot; user mode from the sample's CS. */
+#define STP_PROBE_PERF(id)                                                              \
+  STP__PROBE_INFO(id, STP_SLOT_NMI, 0,                                                  \
+                  (((struct bpf_perf_event_data *)ctx)->regs.cs & 3) != 0)              \
+  SEC("perf_event") int stp_probe_##id(struct bpf_perf_event_data *ctx)
+
+#define STP_PROBE_UPROBE(id)                                                            \
+  STP__PROBE_INFO(id, STP_SLOT_NORMAL, 0, 1)                                            \
+  SEC("uprobe") int stp_probe_##id(struct pt_regs *ctx)
+
+#define STP_PROBE_URETPROBE(id)                                                         \
+  STP__PROBE_INFO(id, STP_SLOT_NORMAL, 1, 1)                                            \
+  SEC("uretprobe") int stp_probe_##id(struct pt_regs *ctx)
+
+/* BTF tracepoints (process.begin/end: sched_process_exec/fork/exit); arguments are the
+ * tracepoint's C arguments: STP_RAW_ARG(c, n). */
+#define STP_PROBE_RAW_TP(id, name)                                                      \
+  STP__PROBE_INFO(id, STP_SLOT_NORMAL, 0, 0)                                            \
+  SEC("tp_btf/" name) int stp_probe_##id(unsigned long long *ctx)
+#define STP_RAW_ARG(c, n) (((unsigned long long *)ctx)[(n)])
+
+/* Tracepoint record fields (offset/size/signedness from the event's format file). Aligned
+ * fields are read directly from the context; anything else with a helper. */
+static __always_inline int64_t stp__tp_long(void *ctx, int off, int size, int is_signed)
+{
+  if (off % size == 0) {
+    switch (size) {
+    case 1: return is_signed ? *(int8_t *)(ctx + off) : *(uint8_t *)(ctx + off);
+    case 2: return is_signed ? *(int16_t *)(ctx + off) : *(uint16_t *)(ctx + off);
+    case 4: return is_signed ? *(int32_t *)(ctx + off) : *(uint32_t *)(ctx + off);
+    default: return *(int64_t *)(ctx + off);
+    }
+  } else {
+    union { int8_t b; int16_t h; int32_t w; int64_t d; uint8_t ub; uint16_t uh; uint32_t uw; } u;
+    u.d = 0;
+    bpf_probe_read_kernel(&u, size > 8 ? 8 : size, ctx + off);
+    switch (size) {
+    case 1: return is_signed ? u.b : u.ub;
+    case 2: return is_signed ? u.h : u.uh;
+    case 4: return is_signed ? u.w : u.uw;
+    default: return u.d;
+    }
+  }
+}
+#define STP_TP_LONG(c, off, size, is_signed) stp__tp_long(ctx, (off), (size), (is_signed))
+#define STP_TP_STR(c, dst, off) stp__str_copy((dst), (char *)ctx + (off))
+/* __data_loc char[]: u32 at off = (length << 16) | offset from the record start. */
+static __always_inline void stp__tp_dataloc_str(void *ctx, char *dst, int off)
+{
+  uint32_t loc = *(uint32_t *)(ctx + off);
+  unsigned long base = 0;
+  /* the record address as a number: variable offsets on a ctx pointer are not allowed */
+  bpf_probe_read_kernel(&base, sizeof(base), &ctx);
+  stp__str_copy(dst, (const void *)(base + (loc & 0xffff)));
+}
+#define STP_TP_DATALOC_STR(c, dst, off) stp__tp_dataloc_str(ctx, (dst), (off))
+
+/* uprobe arguments (x86-64 SysV: rdi rsi rdx rcx r8 r9) and the return value. */
+static __always_inline int64_t stp__uarg(struct pt_regs *regs, int n)
+{
+  switch (n) {
+  case 1: return PT_REGS_PARM1(regs);
+  case 2: return PT_REGS_PARM2(regs);
+  case 3: return PT_REGS_PARM3(regs);
+  case 4: return PT_REGS_PARM4(regs);
+  case 5: return PT_REGS_PARM5(regs);
+#ifdef PT_REGS_PARM6
+  case 6: return PT_REGS_PARM6(regs);
+#endif
+  default: return 0;
+  }
+}
+#define STP_UARG(c, n) stp__uarg((struct pt_regs *)ctx, (n))
+#define STP_URETVAL(c) ((int64_t)PT_REGS_RC((struct pt_regs *)ctx))
+
+#endif /* STP_BPF_PROBES_H */

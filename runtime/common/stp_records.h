@@ -1,0 +1,94 @@
+/* ukstap runtime: what crosses the kernel/user boundary.
+ *
+ * Plain C structs (BPF C, native C, C++). The BPF module writes records into the ring buffer
+ * "stp_events"; the native module hands the same bytes to the loader by a direct call. So the
+ * ukstap binary has ONE decoder. Everything is 8-byte aligned and little-endian (host order).
+ *
+ * Record = struct stp_rec_hdr + payload; `len` counts the payload bytes including its padding,
+ * so the next record (native batches) starts at hdr + 8 + len.
+ *
+ * Payload encodings:
+ *   long    8 bytes (int64_t)
+ *   string  uint32_t n, n bytes (no NUL), zero padding so the element ends 8-aligned:
+ *           element size = STP_REC_STR_SIZE(n)
+ *   PRINTF  id = format id; the arguments in format order (long or string per the conversion;
+ *           %m/%M arguments are sent as strings holding the raw bytes)
+ *   LOG     id = 0; one string (the text without the added "\n")
+ *   WARN    id = 0; one string (the message without "WARNING: ")
+ *   ERROR   id = location id (0xffff: none, i.e. error()); one string (the message)
+ *   EXIT    id = STP_EXIT_NORMAL or STP_EXIT_ABORT; no payload
+ *   HIST    id = stats id (order of STP_DEFINE_STATS in the generated file); the aggregated
+ *           stats value struct of that statistic, verbatim (struct stp_stat_base + buckets)
+ *   DROPS   id = 0; one long: records lost so far (sent by user space to itself, or by BPF)
+ */
+#ifndef STP_COMMON_RECORDS_H
+#define STP_COMMON_RECORDS_H
+
+#include "stp_limits.h"
+
+enum stp_rec_type {
+  STP_REC_PRINTF = 1,
+  STP_REC_LOG = 2,
+  STP_REC_WARN = 3,
+  STP_REC_ERROR = 4,
+  STP_REC_EXIT = 5,
+  STP_REC_HIST = 6,
+  STP_REC_DROPS = 7,
+};
+
+struct stp_rec_hdr {
+  uint16_t type;  /* enum stp_rec_type */
+  uint16_t id;
+  uint32_t len;   /* payload bytes after this header, a multiple of 8 */
+};
+
+#define STP_REC_ALIGN(n) (((n) + 7u) & ~7u)
+#define STP_REC_STR_SIZE(n) STP_REC_ALIGN(4u + (uint32_t)(n))
+#define STP_LOC_NONE 0xffff
+#define STP_EXIT_NORMAL 0
+#define STP_EXIT_ABORT 1
+
+/* Session states (stp_session.state). Kernel probes run only while RUNNING. */
+enum stp_session_state {
+  STP_SESSION_STARTING = 0,  /* begin probes running (set by the loader before attach) */
+  STP_SESSION_RUNNING = 1,   /* set by the loader after begin probes */
+  STP_SESSION_ERROR = 2,     /* errors > MAXERRORS, or abort(): end probes are skipped */
+  STP_SESSION_STOPPING = 3,  /* exit() requested: end probes run */
+};
+
+/* Shared mutable session state: BPF array map "stp_session" (1 entry, BPF_F_MMAPABLE). The
+ * loader mmaps it; native probes use the same mapping, so both sides see one copy. Counters are
+ * updated with atomic adds. */
+struct stp_session {
+  uint32_t state;            /* enum stp_session_state */
+  uint32_t exit_requested;   /* exit() or abort() was called */
+  uint64_t errors;           /* uncaught runtime errors */
+  uint64_t skipped;          /* probes skipped: context busy (re-entry/preemption), no slot */
+  uint64_t drops;            /* records the ring buffer had no room for */
+  uint64_t reserved[4];
+};
+
+/* Read-only configuration filled by the loader before load: the BPF global
+ * `const volatile struct stp_config stp_config` in .rodata (look up its offset in the .rodata
+ * DATASEC of the object's BTF and write it into bpf_map__initial_value()). Native modules get
+ * a pointer to the same struct. */
+struct stp_config {
+  uint32_t nr_cpus;             /* libbpf_num_possible_cpus(): stats aggregation bound */
+  uint32_t config_hz;           /* CONFIG_HZ if the loader knows it, else 0 (kconfig is used) */
+  int64_t target_pid;           /* -x / -c pid, else 0 */
+  int64_t runtime_pid;          /* the ukstap process */
+  int64_t runtime_uid;
+  int64_t realtime_offset_ns;   /* CLOCK_REALTIME - CLOCK_BOOTTIME, measured at load */
+  uint64_t reserved[4];
+};
+
+/* Probe strings for pp()/pn()/probefunc(): `const volatile struct stp_probe_strings
+ * stp_probe_table[STP_NPROBES]` in .rodata, indexed by probe id, filled by the loader from
+ * ModuleInfo::probes exactly like stp_config (texts longer than MAXSTRINGLEN-1 are cut). */
+struct stp_probe_strings {
+  char pp[STP_MAXSTRINGLEN];
+  char pn[STP_MAXSTRINGLEN];
+  char func[STP_MAXSTRINGLEN];
+};
+
+#endif /* STP_COMMON_RECORDS_H */

@@ -1,0 +1,333 @@
+// Pass 4: compiles the generated C (s.module->source) twice — for BPF (module.bpf.o, the kernel
+// probes) and natively (module.so, the user-space probes: begin/end/error/interval timers) — into
+// the cache, keyed by a hash of everything that goes into the objects. A second identical run
+// compiles nothing ("Pass 4: using cached ...").
+//
+// Cache layout ($XDG_CACHE_HOME/ukstap or ~/.cache/ukstap):
+//   vmlinux/<kernel key>/vmlinux.h   bpftool btf dump of /sys/kernel/btf/vmlinux, made once
+//   <hash>/NAME.c NAME.bpf.o NAME.so the module (NAME = -m NAME, else stap_<hash prefix>)
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "codegen/module_info.h"
+#include "driver/passes.h"
+#include "driver/session.h"
+#include "loader/util.h"
+
+#ifndef UKSTAP_BPF_CLANG
+#define UKSTAP_BPF_CLANG "clang-14"
+#endif
+#ifndef UKSTAP_BPFTOOL
+#define UKSTAP_BPFTOOL "bpftool"
+#endif
+
+namespace ukstap {
+namespace {
+
+using loader::file_exists;
+using loader::run_command;
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+std::string bpf_clang() {
+  std::string c = env_or("UKSTAP_BPF_CLANG", UKSTAP_BPF_CLANG);
+  return c.empty() ? "clang-14" : c;
+}
+std::string native_cc() { return env_or("UKSTAP_CC", "cc"); }
+std::string bpftool() {
+  std::string t = env_or("UKSTAP_BPFTOOL", UKSTAP_BPFTOOL);
+  return t.empty() ? "bpftool" : t;
+}
+
+// Every header or C file of the runtime, relative path + content, sorted: part of the key.
+void hash_tree(loader::Hasher& h, const std::string& root, const std::string& rel) {
+  std::string dir = rel.empty() ? root : root + "/" + rel;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  std::vector<std::string> names;
+  while (struct dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    names.push_back(e->d_name);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  for (auto& n : names) {
+    std::string r = rel.empty() ? n : rel + "/" + n;
+    std::string full = root + "/" + r;
+    struct stat st;
+    if (::stat(full.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      if (r != "loader") hash_tree(h, root, r);
+      continue;
+    }
+    auto ends = [&](const char* suf) {
+      size_t l = std::strlen(suf);
+      return n.size() >= l && n.compare(n.size() - l, l, suf) == 0;
+    };
+    if (!ends(".h") && !ends(".c")) continue;
+    std::string text;
+    if (!loader::read_file(full, text)) continue;
+    h.add(r);
+    h.add(text);
+  }
+}
+
+std::string compiler_version(const std::string& cc) {
+  std::string out;
+  if (run_command({cc, "--version"}, out) != 0) return "?";
+  return out;
+}
+
+// The first "error:" line of a compiler's output, for the one-line message.
+std::string first_error(const std::string& out) {
+  size_t pos = 0;
+  while (pos < out.size()) {
+    size_t nl = out.find('\n', pos);
+    std::string line = out.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    if (line.find("error:") != std::string::npos) return line;
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+  return "";
+}
+
+std::string target_arch() {
+  struct utsname u;
+  if (::uname(&u) != 0) return "x86";
+  std::string m = u.machine;
+  if (m == "x86_64" || m == "i686") return "x86";
+  if (m == "aarch64") return "arm64";
+  if (m.rfind("riscv", 0) == 0) return "riscv";
+  if (m.rfind("s390", 0) == 0) return "s390";
+  if (m.rfind("ppc", 0) == 0) return "powerpc";
+  return m;
+}
+
+std::string multiarch_include() {
+  static const char* const kDirs[] = {"/usr/include/x86_64-linux-gnu", "/usr/include/aarch64-linux-gnu"};
+  struct utsname u;
+  if (::uname(&u) != 0) return "";
+  for (const char* d : kDirs)
+    if (std::strstr(d, u.machine) && file_exists(d)) return d;
+  return "";
+}
+
+// vmlinux.h for this kernel, made once; "" on failure (message in `why`).
+std::string ensure_vmlinux_h(Session& s, const std::string& cache, std::string& why) {
+  const char* btf = "/sys/kernel/btf/vmlinux";
+  struct stat st;
+  if (::stat(btf, &st) != 0) {
+    why = std::string("the kernel has no BTF (") + btf + ": " + std::strerror(errno) + ")";
+    return "";
+  }
+  struct utsname u;
+  ::uname(&u);
+  loader::Hasher h;
+  h.add(u.release);
+  h.add(u.version);
+  h.add(std::to_string(st.st_size));
+  std::string dir = cache + "/vmlinux/" + h.hex().substr(0, 16);
+  std::string path = dir + "/vmlinux.h";
+  if (file_exists(path)) return dir;
+  if (!loader::make_dirs(dir)) {
+    why = "cannot create " + dir + ": " + std::strerror(errno);
+    return "";
+  }
+  std::vector<std::string> argv = {bpftool(), "btf", "dump", "file", btf, "format", "c"};
+  if (s.opts.verbose > 1) s.diag.stream() << "Running " << loader::quote_command(argv) << "\n";
+  std::string out;
+  int rc = run_command(argv, out);
+  if (rc != 0 || out.find("#ifndef __VMLINUX_H__") == std::string::npos) {
+    why = "cannot generate vmlinux.h with " + loader::quote_command(argv);
+    if (s.opts.verbose > 0) why += ":\n" + out;
+    return "";
+  }
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  if (!loader::write_file(tmp, out) || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    why = "cannot write " + path + ": " + std::strerror(errno);
+    return "";
+  }
+  return dir;
+}
+
+// Copies `from` to `to` through a temporary name in `to`'s directory, then renames (atomic for
+// concurrent ukstap runs compiling the same module).
+bool install_file(const std::string& from, const std::string& to) {
+  std::string data;
+  if (!loader::read_file(from, data)) return false;
+  std::string tmp = to + ".tmp." + std::to_string(::getpid());
+  if (!loader::write_file(tmp, data)) return false;
+  if (::rename(tmp.c_str(), to.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+bool is_limit(const codegen::ModuleInfo& m, const std::string& name) {
+  if (m.limits.count(name)) return true;
+  static const char* const kLimits[] = {"MAXSTRINGLEN", "MAXMAPENTRIES", "MAXACTION", "MAXBACKTRACE",
+                                        "MAXERRORS", "MAXNESTING", "MAXSKIPPED", "MAXTRYLOCK"};
+  for (const char* l : kLimits)
+    if (name == l || name == std::string("STP_") + l) return true;
+  return false;
+}
+
+int failed(Session& s, const std::string& msg) {
+  if (!msg.empty()) s.diag.fatal(msg);
+  s.diag.pass_failed(4, "compilation");
+  return 1;
+}
+
+}  // namespace
+
+int pass4_compile(Session& s) {
+  auto t0 = std::chrono::steady_clock::now();
+  if (!s.module) return failed(s, "internal error: pass 4 has no translated module");
+  const codegen::ModuleInfo& m = *s.module;
+  std::string runtime = s.runtime_dir();
+  if (!file_exists(runtime)) return failed(s, "cannot find the runtime directory '" + runtime + "'");
+
+  std::string why;
+  std::string cache = loader::cache_dir(why);
+  if (cache.empty()) return failed(s, "no cache directory: " + why);
+
+  bool want_native = m.has_native_probes;
+  // The BPF object holds the kernel probes and every map the native probes share; a script of
+  // begin/end probes and scalar globals only needs no BPF object at all.
+  bool want_bpf = m.has_kernel_probes || !m.maps.empty();
+  std::string clang = bpf_clang(), cc = native_cc();
+
+  // -D flags that are not the limits the generated file #defines itself.
+  std::vector<std::string> dflags;
+  for (auto& [name, value] : s.opts.defines)
+    if (!is_limit(m, name)) dflags.push_back("-D" + name + (value.empty() ? "" : "=" + value));
+
+  loader::Hasher h;
+  h.add("ukstap-module-v1");
+  h.add(m.source);
+  hash_tree(h, runtime, "");
+  h.add(compiler_version(clang));
+  if (want_native) h.add(compiler_version(cc));
+  for (auto& d : dflags) h.add(d);
+  h.add(target_arch());
+  h.add(s.opts.module_name);
+  std::string key = h.hex();
+  std::string name = s.opts.module_name.empty() ? "stap_" + key.substr(0, 20) : s.opts.module_name;
+  std::string dir = cache + "/" + key;
+  std::string bpf_o = dir + "/" + name + ".bpf.o";
+  std::string so = dir + "/" + name + ".so";
+
+  bool cached = (!want_bpf || file_exists(bpf_o)) && (!want_native || file_exists(so));
+  if (cached && !s.opts.keep_tmpdir) {
+    s.bpf_object_path = want_bpf ? bpf_o : "";
+    s.native_object_path = want_native ? so : "";
+    if (s.opts.verbose > 0) {
+      if (want_bpf) s.diag.stream() << "Pass 4: using cached " << bpf_o << "\n";
+      if (want_native) s.diag.stream() << "Pass 4: using cached " << so << "\n";
+    }
+    return 0;
+  }
+
+  std::string vmlinux_dir;
+  if (want_bpf) {
+    vmlinux_dir = ensure_vmlinux_h(s, cache, why);
+    if (vmlinux_dir.empty()) return failed(s, why);
+  }
+
+  std::string tmpl = env_or("TMPDIR", "/tmp") + std::string("/ukstapXXXXXX");
+  std::vector<char> tbuf(tmpl.begin(), tmpl.end());
+  tbuf.push_back(0);
+  if (!::mkdtemp(tbuf.data())) return failed(s, "cannot create a temporary directory: " + std::string(std::strerror(errno)));
+  std::string tmp = tbuf.data();
+  struct TmpGuard {
+    Session& s;
+    std::string dir;
+    ~TmpGuard() {
+      if (s.opts.keep_tmpdir) s.diag.stream() << "Keeping temporary directory \"" << dir << "\"\n";
+      else loader::remove_tree(dir);
+    }
+  } guard{s, tmp};
+
+  std::string src = tmp + "/" + name + ".c";
+  if (!loader::write_file(src, m.source)) return failed(s, "cannot write " + src + ": " + std::strerror(errno));
+
+  auto compile = [&](const std::vector<std::string>& argv, const char* what) -> bool {
+    if (s.opts.verbose > 1) s.diag.stream() << "Running " << loader::quote_command(argv) << "\n";
+    std::string out;
+    int rc = run_command(argv, out);
+    if (rc == 0) {
+      if (s.opts.verbose > 2 && !out.empty()) s.diag.stream() << out;
+      return true;
+    }
+    std::string msg;
+    if (rc < 0) {
+      msg = std::string("cannot run the compiler for the ") + what + ": " + out;
+      while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+      s.diag.fatal(msg);
+    } else {
+      std::string first = first_error(out);
+      msg = std::string("the generated C did not compile for the ") + what + " (" + argv[0] +
+            " exited with status " + std::to_string(rc) + ")";
+      if (!first.empty()) msg += ": " + first;
+      s.diag.fatal(msg);
+      if (s.opts.verbose > 0) {
+        s.diag.stream() << loader::quote_command(argv) << "\n" << out;
+        if (!out.empty() && out.back() != '\n') s.diag.stream() << "\n";
+      } else {
+        s.diag.stream() << "Rerun with -v to see the compiler output.\n";
+      }
+    }
+    return false;
+  };
+
+  std::string tmp_bpf = tmp + "/" + name + ".bpf.o", tmp_so = tmp + "/" + name + ".so";
+  if (want_bpf) {
+    std::vector<std::string> argv = {clang, "-target", "bpf", "-O2", "-g", "-D__UKSTAP_BPF__",
+                                     "-D__TARGET_ARCH_" + target_arch(), "-I" + runtime,
+                                     "-I" + vmlinux_dir};
+    if (std::string ma = multiarch_include(); !ma.empty()) argv.push_back("-idirafter" + ma);
+    for (auto& d : dflags) argv.push_back(d);
+    argv.insert(argv.end(), {"-c", src, "-o", tmp_bpf});
+    if (!compile(argv, "BPF module")) return failed(s, "");
+  }
+  if (want_native) {
+    std::vector<std::string> argv = {cc, "-O2", "-g", "-fPIC", "-shared", "-D__UKSTAP_NATIVE__",
+                                     "-I" + runtime};
+    for (auto& d : dflags) argv.push_back(d);
+    argv.insert(argv.end(), {src, "-o", tmp_so, "-lbpf"});
+    if (!compile(argv, "native module")) return failed(s, "");
+  }
+
+  if (!loader::make_dirs(dir)) return failed(s, "cannot create " + dir + ": " + std::strerror(errno));
+  if ((want_bpf && !install_file(tmp_bpf, bpf_o)) || (want_native && !install_file(tmp_so, so)) ||
+      !install_file(src, dir + "/" + name + ".c"))
+    return failed(s, "cannot write the module into " + dir + ": " + std::strerror(errno));
+  s.bpf_object_path = want_bpf ? bpf_o : "";
+  s.native_object_path = want_native ? so : "";
+  if (s.opts.verbose > 0) {
+    long ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    std::string what = want_bpf ? "\"" + bpf_o + "\"" : "";
+    if (want_native) what += (what.empty() ? "\"" : " and \"") + so + "\"";
+    s.diag.stream() << "Pass 4: compiled C into " << what
+                    << " in " << ms << "real ms.\n";
+  }
+  return 0;
+}
+
+}  // namespace ukstap

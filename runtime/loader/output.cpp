@@ -1,0 +1,333 @@
+#include "loader/output.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "codegen/module_info.h"
+#include "common/stp_records.h"
+#include "driver/session.h"
+
+#include "common/stp_format.h"
+
+namespace ukstap::loader {
+
+using Conv = ast::FormatComponent::Conv;
+
+namespace {
+
+int fmt_flags(char flag) {
+  switch (flag) {
+    case '0': return STP_FLAG_ZERO;
+    case '+': return STP_FLAG_PLUS;
+    case '-': return STP_FLAG_MINUS;
+    case ' ': return STP_FLAG_SPACE;
+    case '#': return STP_FLAG_ALT;
+    default: return 0;
+  }
+}
+
+int fmt_conv(Conv c) {
+  switch (c) {
+    case Conv::SignedDec: return STP_CONV_d;
+    case Conv::UnsignedDec: return STP_CONV_u;
+    case Conv::Octal: return STP_CONV_o;
+    case Conv::HexLower: return STP_CONV_x;
+    case Conv::HexUpper: return STP_CONV_X;
+    case Conv::Pointer: return STP_CONV_p;
+    case Conv::Char: return STP_CONV_c;
+    case Conv::String: return STP_CONV_s;
+    case Conv::Binary: return STP_CONV_b;
+    case Conv::Memory: return STP_CONV_m;
+    case Conv::MemoryHex: return STP_CONV_M;
+    default: return STP_CONV_d;
+  }
+}
+
+// Every conversion goes through common/stp_format.h, the code the BPF and native sprintf use.
+constexpr uint32_t kFmtCap = 1u << 16;
+
+struct Reader {
+  const unsigned char* p;
+  size_t n, off = 0;
+  bool ok = true;
+  int64_t num() {
+    if (off + 8 > n) {
+      ok = false;
+      return 0;
+    }
+    int64_t v;
+    std::memcpy(&v, p + off, 8);
+    off += 8;
+    return v;
+  }
+  std::string str() {
+    if (off + 4 > n) {
+      ok = false;
+      return "";
+    }
+    uint32_t len;
+    std::memcpy(&len, p + off, 4);
+    size_t sz = STP_REC_STR_SIZE(len);
+    if (off + sz > n) {
+      ok = false;
+      return "";
+    }
+    std::string s(reinterpret_cast<const char*>(p + off + 4), len);
+    off += sz;
+    return s;
+  }
+};
+
+int digits_of(int64_t v) { return (int)std::to_string(v).size(); }
+
+}  // namespace
+
+std::string format_histogram(int kind, const int64_t* buckets, int nbuckets, int64_t start,
+                             int64_t stop, int64_t interval) {
+  (void)stop;
+  std::string out;
+  if (nbuckets <= 0) return out;
+  auto label = [&](int i, std::string& text, int64_t& value) {
+    if (kind == STP_HIST_LOG) {
+      if (i == STP_HIST_LOG_ZERO) value = 0;
+      else if (i > STP_HIST_LOG_ZERO) value = (int64_t)1 << (i - STP_HIST_LOG_ZERO - 1);
+      else value = -((int64_t)1 << (STP_HIST_LOG_ZERO - 1 - i));
+      text = std::to_string(value);
+    } else {
+      if (i == 0) {
+        value = start;
+        text = "<" + std::to_string(start);
+      } else if (i == nbuckets - 1) {
+        value = start + (int64_t)(nbuckets - 3) * interval;
+        text = ">" + std::to_string(value);
+      } else {
+        value = start + (int64_t)(i - 1) * interval;
+        text = std::to_string(value);
+      }
+    }
+  };
+  int first = -1, last = -1;
+  int64_t maxc = 0;
+  for (int i = 0; i < nbuckets; i++) {
+    if (buckets[i] > 0) {
+      if (first < 0) first = i;
+      last = i;
+      maxc = std::max(maxc, buckets[i]);
+    }
+  }
+  if (first < 0) {
+    first = last = kind == STP_HIST_LOG ? STP_HIST_LOG_ZERO : 1;
+  }
+  int low = std::max(0, first - 2), high = std::min(nbuckets - 1, last + 2);
+  if (kind == STP_HIST_LOG) {
+    bool negative = false;
+    for (int i = 0; i < STP_HIST_LOG_ZERO; i++) negative |= buckets[i] > 0;
+    if (!negative) low = std::max(low, STP_HIST_LOG_ZERO);
+  } else {
+    if (low == 0 && buckets[0] == 0) low = 1;
+    if (high == nbuckets - 1 && buckets[high] == 0) high = nbuckets - 2;
+  }
+  int64_t scale = maxc <= 50 ? 1 : (maxc + 49) / 50;
+  // val_space: digits of the low and high labels (+1 if < or > shown), at least 5.
+  std::string lt, ht;
+  int64_t lv, hv;
+  label(low, lt, lv);
+  label(high, ht, hv);
+  int vs = std::max(digits_of(lv), kind == STP_HIST_LINEAR ? digits_of(start + interval * (int64_t)high) : digits_of(hv));
+  vs = std::max(vs, 5);
+  bool over = kind == STP_HIST_LINEAR && (low == 0 || high == nbuckets - 1);
+  if (over) {
+    int w = std::max(kind == STP_HIST_LINEAR ? digits_of(start + interval * (int64_t)high) : 0, digits_of(lv)) + 1;
+    vs = std::max(vs, w);
+  }
+  int cnt_space = digits_of(maxc);
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%*s |", vs, "value");
+  out += buf;
+  out += std::string(50, '-');
+  out += " count\n";
+  bool elided = false;
+  for (int i = low; i <= high; i++) {
+    bool skip = buckets[i] == 0;
+    for (int j = std::max(low, i - 2); skip && j <= std::min(high, i + 2); j++) skip = buckets[j] == 0;
+    if (skip) {
+      elided = true;
+      continue;
+    }
+    if (elided) {
+      out += std::string(vs, ' ') + " ~\n";
+      elided = false;
+    }
+    std::string t;
+    int64_t v;
+    label(i, t, v);
+    int64_t bars = buckets[i] / scale;
+    std::snprintf(buf, sizeof buf, "%*s |", vs, t.c_str());
+    out += buf;
+    out += std::string(bars, '@');
+    std::snprintf(buf, sizeof buf, "%*" PRId64 "\n", (int)(50 - bars + 1 + cnt_space), buckets[i]);
+    out += buf;
+  }
+  out += "\n";
+  return out;
+}
+
+Output::Output(Session& s, const codegen::ModuleInfo& m) : s_(s), m_(m), fbuf_(kFmtCap) {}
+
+Output::~Output() {
+  flush();
+  if (own_out_ && out_) std::fclose(out_);
+}
+
+bool Output::open(const std::string& file, std::string& why) {
+  if (file.empty() || file == "-") return true;
+  std::string name = file;
+  if (file.find('%') != std::string::npos) {
+    char buf[4096];
+    time_t t = ::time(nullptr);
+    struct tm tm;
+    ::localtime_r(&t, &tm);
+    size_t n = ::strftime(buf, sizeof buf, file.c_str(), &tm);
+    if (n > 0) name.assign(buf, n);
+  }
+  out_ = std::fopen(name.c_str(), "w");
+  if (!out_) {
+    why = "cannot open output file '" + name + "': " + std::strerror(errno);
+    out_ = stdout;
+    return false;
+  }
+  own_out_ = true;
+  return true;
+}
+
+void Output::flush() {
+  if (out_) std::fflush(out_);
+}
+
+void Output::record(const void* data, size_t len) {
+  auto* p = static_cast<const unsigned char*>(data);
+  size_t off = 0;
+  while (off + sizeof(struct stp_rec_hdr) <= len) {
+    struct stp_rec_hdr h;
+    std::memcpy(&h, p + off, sizeof h);
+    const unsigned char* body = p + off + sizeof h;
+    size_t blen = h.len;
+    if (off + sizeof h + blen > len) {
+      malformed++;
+      return;
+    }
+    switch (h.type) {
+      case STP_REC_PRINTF: printf_record(h.id, body, blen); break;
+      case STP_REC_LOG: {
+        Reader r{body, blen};
+        std::string t = r.str();
+        if (r.ok) {
+          std::fwrite(t.data(), 1, t.size(), out_);
+          std::fputc('\n', out_);
+        } else {
+          malformed++;
+        }
+        break;
+      }
+      case STP_REC_WARN: warn_record(body, blen); break;
+      case STP_REC_ERROR: error_record(h.id, body, blen); break;
+      case STP_REC_EXIT: exit_requested = true; break;
+      case STP_REC_HIST: hist_record(h.id, body, blen); break;
+      case STP_REC_DROPS: {
+        Reader r{body, blen};
+        int64_t n = r.num();
+        if (r.ok && (uint64_t)n > dropped) dropped = n;
+        break;
+      }
+      default: malformed++; break;
+    }
+    off += sizeof h + blen;
+  }
+}
+
+void Output::printf_record(uint16_t fmt_id, const unsigned char* p, size_t n) {
+  if (fmt_id >= m_.formats.size()) {
+    malformed++;
+    return;
+  }
+  Reader r{p, n};
+  std::string out;
+  for (const auto& c : m_.formats[fmt_id].components) {
+    if (c.conv == Conv::Literal) {
+      out += c.literal;
+      continue;
+    }
+    int width = c.width, prec = c.precision;
+    if (width == -2) width = (int)r.num();
+    if (prec == -2) prec = (int)r.num();
+    if (width == -1) width = 0;
+    if (prec < -1) prec = -1;
+    int flags = fmt_flags(c.flag), conv = fmt_conv(c.conv);
+    uint32_t pos = 0;
+    if (c.conv == Conv::String) {
+      std::string v = r.str();
+      pos = stp_fmt_str(fbuf_.data(), kFmtCap, 0, v.c_str(), (uint32_t)v.size(), flags, width, prec);
+    } else if (c.conv == Conv::Memory || c.conv == Conv::MemoryHex) {
+      std::string v = r.str();
+      pos = stp_fmt_mem(fbuf_.data(), kFmtCap, 0, reinterpret_cast<const uint8_t*>(v.data()),
+                        (uint32_t)v.size(), conv, flags, width);
+    } else {
+      pos = stp_fmt_long(fbuf_.data(), kFmtCap, 0, r.num(), conv, flags, width, prec);
+    }
+    out.append(fbuf_.data(), pos);
+    if (!r.ok) break;
+  }
+  if (!r.ok) {
+    malformed++;
+    return;
+  }
+  std::fwrite(out.data(), 1, out.size(), out_);
+}
+
+void Output::hist_record(uint16_t stats_id, const unsigned char* p, size_t n) {
+  if (stats_id >= m_.stats.size()) {
+    malformed++;
+    return;
+  }
+  const codegen::MapInfo& mi = m_.stats[stats_id];
+  size_t base = sizeof(struct stp_stat_base);
+  if (n < base) {
+    malformed++;
+    return;
+  }
+  std::vector<int64_t> b((n - base) / 8);
+  std::memcpy(b.data(), p + base, b.size() * 8);
+  int nb = mi.hist_buckets > 0 ? std::min<int>(mi.hist_buckets, (int)b.size()) : (int)b.size();
+  std::string text = format_histogram(mi.hist_kind, b.data(), nb, mi.hist_start, mi.hist_stop, mi.hist_interval);
+  std::fwrite(text.data(), 1, text.size(), out_);
+}
+
+void Output::error_record(uint16_t loc, const unsigned char* p, size_t n) {
+  Reader r{p, n};
+  std::string msg = r.str();
+  errors++;
+  flush();
+  std::string line = "ERROR: " + msg;
+  if (loc != STP_LOC_NONE && loc < m_.locations.size()) line += " near " + m_.locations[loc];
+  s_.diag.stream() << line << "\n";
+  s_.diag.stream().flush();
+}
+
+void Output::warn_record(const unsigned char* p, size_t n) {
+  Reader r{p, n};
+  std::string msg = r.str();
+  if (!msg.empty() && msg.back() == '\n') msg.pop_back();
+  if (s_.opts.verbose == 0 && !warned_.insert(msg).second) return;
+  flush();
+  s_.diag.stream() << "WARNING: " << msg << "\n";
+  s_.diag.stream().flush();
+}
+
+}  // namespace ukstap::loader

@@ -1,0 +1,56 @@
+// Pass 5's record decoder: turns the runtime's records (common/stp_records.h) — from the ring
+// buffer "stp_events" or straight from the native module — into SystemTap's text: printf output
+// on stdout (or -o FILE), ERROR/WARNING lines on stderr, histograms (STAP-FORMATS §1, §3, §5).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ukstap {
+class Session;
+namespace codegen {
+struct ModuleInfo;
+}
+
+namespace loader {
+
+class Output {
+ public:
+  Output(Session& s, const codegen::ModuleInfo& m);
+  ~Output();
+
+  // -o FILE (strftime patterns expanded); stdout otherwise. False with `why`.
+  bool open(const std::string& file, std::string& why);
+  // Decodes one record (several back to back are fine); malformed ones are counted and skipped.
+  void record(const void* data, size_t len);
+  void flush();
+
+  bool exit_requested = false;
+  int errors = 0;          // ERROR records seen
+  uint64_t dropped = 0;    // DROPS records (the kernel could not reserve ring-buffer space)
+  uint64_t malformed = 0;  // records that did not decode
+
+ private:
+  void printf_record(uint16_t fmt_id, const unsigned char* p, size_t n);
+  void hist_record(uint16_t stats_id, const unsigned char* p, size_t n);
+  void error_record(uint16_t loc, const unsigned char* p, size_t n);
+  void warn_record(const unsigned char* p, size_t n);
+
+  Session& s_;
+  const codegen::ModuleInfo& m_;
+  FILE* out_ = stdout;
+  bool own_out_ = false;
+  std::set<std::string> warned_;
+  std::vector<char> fbuf_;  // formatting scratch (power-of-two capacity)
+};
+
+// Prints a histogram per STAP-FORMATS §1. kind: 1 log, 2 linear. buckets[] as the runtime
+// stores them (log: STP_HIST_LOG_BUCKETS; linear: (stop-start)/interval + 3).
+std::string format_histogram(int kind, const int64_t* buckets, int nbuckets, int64_t start,
+                             int64_t stop, int64_t interval);
+
+}  // namespace loader
+}  // namespace ukstap

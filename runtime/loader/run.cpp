@@ -1,0 +1,750 @@
+// Pass 5: load module.bpf.o with libbpf, dlopen module.so, start/follow the target, run begin
+// probes, attach the kernel probes, run the event loop (ring buffer, native interval timers,
+// signals, target exit, exit()), then detach, drain, run end (or error) probes and report.
+//
+// Nothing is pinned: every attachment is a BPF link or perf event fd owned by this process, so
+// however ukstap ends (SIGKILL included) the kernel detaches everything.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codegen/module_info.h"
+#include "driver/passes.h"
+#include "driver/session.h"
+#include "loader/native_abi.h"
+#include "loader/output.h"
+#include "loader/target.h"
+#include "loader/util.h"
+#include "probes/tracefs.h"
+
+namespace ukstap {
+namespace {
+
+using codegen::ProbeInfo;
+
+// ------------------------------------------------------------------------------ libbpf logging
+std::string g_libbpf_log;
+int g_libbpf_verbose = 0;
+
+int libbpf_print(enum libbpf_print_level level, const char* fmt, va_list ap) {
+  if (level == LIBBPF_DEBUG && g_libbpf_verbose < 3) return 0;
+  char buf[4096];
+  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+  if (n > 0) {
+    g_libbpf_log.append(buf, std::min<size_t>(n, sizeof buf - 1));
+    if (g_libbpf_verbose >= 3) std::fputs(buf, stderr);
+  }
+  return 0;
+}
+
+int64_t now_ns() {
+  struct timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+std::vector<int> online_cpus() {
+  std::vector<int> cpus;
+  std::string text;
+  if (loader::read_file("/sys/devices/system/cpu/online", text)) {
+    size_t pos = 0;
+    while (pos < text.size()) {
+      char* end;
+      long a = std::strtol(text.c_str() + pos, &end, 10);
+      if (end == text.c_str() + pos) break;
+      long b = a;
+      pos = end - text.c_str();
+      if (text[pos] == '-') {
+        b = std::strtol(text.c_str() + pos + 1, &end, 10);
+        pos = end - text.c_str();
+      }
+      for (long c = a; c <= b; c++) cpus.push_back((int)c);
+      if (text[pos] == ',') pos++;
+      else break;
+    }
+  }
+  if (cpus.empty())
+    for (long c = 0; c < ::sysconf(_SC_NPROCESSORS_ONLN); c++) cpus.push_back((int)c);
+  return cpus;
+}
+
+// CONFIG_HZ of the running kernel from /boot/config-RELEASE, 0 when unknown.
+long kernel_hz_known() {
+  std::string text, rel;
+  if (loader::read_file("/proc/sys/kernel/osrelease", rel)) {
+    while (!rel.empty() && (rel.back() == '\n')) rel.pop_back();
+    if (loader::read_file("/boot/config-" + rel, text)) {
+      size_t p = text.find("\nCONFIG_HZ=");
+      if (p != std::string::npos) return std::max(1L, std::atol(text.c_str() + p + 11));
+    }
+  }
+  return 0;
+}
+
+// CONFIG_HZ (timer.profile's rate, jiffies): 250 when unknown.
+long kernel_hz() {
+  long hz = kernel_hz_known();
+  return hz > 0 ? hz : 250;
+}
+
+const char* param(const ProbeInfo& p, const char* name, const char* fallback = "") {
+  auto it = p.params.find(name);
+  return it == p.params.end() ? fallback : it->second.c_str();
+}
+
+// A global variable of the BPF object's .rodata/.data/.bss, writable before load (libbpf's
+// initial value image); null when the object has no such variable.
+void* bpf_global(struct bpf_object* obj, const char* var, size_t* size) {
+  struct btf* btf = bpf_object__btf(obj);
+  if (!btf) return nullptr;
+  struct bpf_map* map;
+  bpf_object__for_each_map(map, obj) {
+    const char* mname = bpf_map__name(map);
+    const char* sec = std::strchr(mname, '.');
+    if (!sec) continue;
+    int id = btf__find_by_name_kind(btf, sec, BTF_KIND_DATASEC);
+    if (id < 0) continue;
+    const struct btf_type* t = btf__type_by_id(btf, id);
+    const struct btf_var_secinfo* vs = btf_var_secinfos(t);
+    for (int i = 0; i < btf_vlen(t); i++, vs++) {
+      const struct btf_type* vt = btf__type_by_id(btf, vs->type);
+      if (std::strcmp(btf__name_by_offset(btf, vt->name_off), var) != 0) continue;
+      size_t msize = 0;
+      void* data = const_cast<void*>(bpf_map__initial_value(map, &msize));
+      if (!data || vs->offset + vs->size > msize) return nullptr;
+      *size = vs->size;
+      return static_cast<char*>(data) + vs->offset;
+    }
+  }
+  return nullptr;
+}
+
+// probefunc() of a probe: the function a uprobe is on, else "".
+std::string probe_func(const ProbeInfo& p) {
+  auto it = p.params.find("symbol");
+  return it == p.params.end() ? "" : it->second;
+}
+
+// -------------------------------------------------------------------------------- the run
+class Runner {
+ public:
+  explicit Runner(Session& s) : s_(s), m_(*s.module), out_(s, *s.module) {}
+  ~Runner() { cleanup(); }
+  int run();
+
+ private:
+  int fail(const std::string& msg);
+  bool load_bpf();
+  bool open_native();
+  bool attach_all();
+  bool attach_probe(const ProbeInfo& p, struct bpf_program* prog);
+  void run_native(const std::vector<const ProbeInfo*>& probes, bool even_in_error = false);
+  std::vector<const ProbeInfo*> native_probes(const std::string& family);
+  void set_run_state(uint32_t state);
+  void event_loop();
+  void detach();
+  void drain();
+  void cleanup();
+  std::string probe_where(const ProbeInfo& p) const;
+  bool stopping() const { return stop_ || out_.exit_requested || session_->exit_requested || errored(); }
+  bool errored() const {
+    return out_.errors > max_errors_ || session_->state == STP_SESSION_ERROR;
+  }
+
+  Session& s_;
+  const codegen::ModuleInfo& m_;
+  loader::Output out_;
+  loader::TargetCommand target_;
+  pid_t target_pid_ = 0;
+  bool have_cmd_ = false;
+  struct bpf_object* obj_ = nullptr;
+  std::vector<struct bpf_link*> links_;
+  std::vector<int> perf_fds_;
+  struct ring_buffer* rb_ = nullptr;
+  void* so_ = nullptr;
+  loader::NativeApi api_;
+  std::vector<std::pair<void*, size_t>> mmaps_;
+  int sigfd_ = -1, epfd_ = -1;
+  bool stop_ = false;
+  int max_errors_ = 0;
+  sigset_t old_mask_;
+  bool mask_set_ = false;
+  std::map<int, const ProbeInfo*> by_id_;
+  struct stp_config config_ {};
+  struct stp_session local_session_ {};
+  volatile struct stp_session* session_ = &local_session_;  // the mmapped "stp_session" map
+};
+
+int Runner::fail(const std::string& msg) {
+  if (!msg.empty()) s_.diag.fatal(msg);
+  if (have_cmd_) target_.abandon();
+  s_.diag.pass_failed(5, "run");
+  return 1;
+}
+
+std::string Runner::probe_where(const ProbeInfo& p) const {
+  std::string w = "probe " + (p.pp.empty() ? p.pn : p.pp);
+  if (!p.pn.empty() && p.pn != p.pp) w += " (" + p.pn + ")";
+  return w;
+}
+
+int ring_cb(void* ctx, void* data, size_t len) {
+  static_cast<loader::Output*>(ctx)->record(data, len);
+  return 0;
+}
+
+void native_sink(void* ctx, const void* data, unsigned long len) {
+  static_cast<loader::Output*>(ctx)->record(data, len);
+}
+
+bool Runner::load_bpf() {
+  libbpf_set_print(libbpf_print);
+  g_libbpf_verbose = s_.opts.verbose;
+  std::string name = s_.opts.module_name.empty() ? "ukstap" : s_.opts.module_name;
+  LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = name.c_str());
+  obj_ = bpf_object__open_file(s_.bpf_object_path.c_str(), &oo);
+  if (!obj_) {
+    int err = errno;
+    fail("cannot open the BPF module " + s_.bpf_object_path + ": " + std::strerror(err) +
+         (s_.opts.verbose ? "\n" + g_libbpf_log : ""));
+    return false;
+  }
+  // Read-only configuration (common/stp_records.h): stp_config and the probe strings table.
+  config_.nr_cpus = libbpf_num_possible_cpus();
+  config_.config_hz = (uint32_t)kernel_hz_known();
+  config_.target_pid = target_pid_;
+  config_.runtime_pid = ::getpid();
+  config_.runtime_uid = ::getuid();
+  {
+    struct timespec rt, bt;
+    ::clock_gettime(CLOCK_REALTIME, &rt);
+    ::clock_gettime(CLOCK_BOOTTIME, &bt);
+    config_.realtime_offset_ns = (rt.tv_sec - bt.tv_sec) * 1000000000LL + (rt.tv_nsec - bt.tv_nsec);
+  }
+  size_t csize = 0;
+  if (void* cfg = bpf_global(obj_, loader::kConfigVar, &csize)) {
+    std::memcpy(cfg, &config_, std::min(csize, sizeof config_));
+  }
+  size_t tsize = 0;
+  if (char* table = static_cast<char*>(bpf_global(obj_, loader::kProbeTableVar, &tsize))) {
+    size_t maxstr = std::strtoul(s_.define("MAXSTRINGLEN", "0").c_str(), nullptr, 0);
+    if (auto it = m_.limits.find("MAXSTRINGLEN"); it != m_.limits.end()) maxstr = std::strtoul(it->second.c_str(), nullptr, 0);
+    if (!maxstr) maxstr = 128;
+    size_t entry = 3 * maxstr;
+    for (auto& p : m_.probes) {
+      if (p.id < 0 || (size_t)(p.id + 1) * entry > tsize) continue;
+      char* e = table + p.id * entry;
+      std::string func = probe_func(p);
+      std::snprintf(e, maxstr, "%s", p.pp.c_str());
+      std::snprintf(e + maxstr, maxstr, "%s", p.pn.c_str());
+      std::snprintf(e + 2 * maxstr, maxstr, "%s", func.c_str());
+    }
+  }
+  max_errors_ = std::atoi(s_.define("MAXERRORS", "0").c_str());
+
+  // Programs: stp_probe_<id>. Kernel probes that the ModuleInfo does not know are not loaded.
+  struct bpf_program* prog;
+  bpf_object__for_each_program(prog, obj_) {
+    int id = -1;
+    if (std::sscanf(bpf_program__name(prog), "stp_probe_%d", &id) != 1 || !by_id_.count(id) ||
+        by_id_[id]->native) {
+      bpf_program__set_autoload(prog, false);
+      continue;
+    }
+    const ProbeInfo& p = *by_id_[id];
+    if (std::string(param(p, "available", "1")) == "0") {
+      fail(std::string("cannot run ") + probe_where(p) + ": " + param(p, "unavailable_reason", "unavailable"));
+      return false;
+    }
+  }
+
+  g_libbpf_log.clear();
+  if (bpf_object__load(obj_) != 0) {
+    int err = errno;
+    // Which program did the verifier reject? libbpf says "prog 'NAME': BPF program load failed".
+    std::string log = g_libbpf_log, who;
+    size_t p = log.find("prog '");
+    while (p != std::string::npos) {
+      size_t q = log.find('\'', p + 6);
+      std::string pname = log.substr(p + 6, q - p - 6);
+      if (log.compare(q, 30, "': BPF program load failed") == 0 || log.find("failed to load", q) != std::string::npos || true) {
+        int id = -1;
+        if (std::sscanf(pname.c_str(), "stp_probe_%d", &id) == 1 && by_id_.count(id)) {
+          who = probe_where(*by_id_[id]);
+          break;
+        }
+      }
+      p = log.find("prog '", q);
+    }
+    // The verifier's last complaint: the line before "processed N insns" or the END marker.
+    std::string reason;
+    size_t b = log.find("-- BEGIN PROG LOAD LOG --");
+    size_t e = log.find("-- END PROG LOAD LOG --");
+    if (b != std::string::npos && e != std::string::npos && e > b) {
+      std::string body = log.substr(b, e - b);
+      std::vector<std::string> lines;
+      size_t pos = 0;
+      while (pos < body.size()) {
+        size_t nl = body.find('\n', pos);
+        lines.push_back(body.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos));
+        if (nl == std::string::npos) break;
+        pos = nl + 1;
+      }
+      for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+        const std::string& l = *it;
+        if (l.empty() || l.rfind("processed ", 0) == 0 || l.rfind("verification time", 0) == 0 ||
+            l.rfind("stack depth", 0) == 0 || l.rfind("-- ", 0) == 0 || l.find(':') == std::string::npos && l.find(' ') == std::string::npos)
+          continue;
+        reason = l;
+        break;
+      }
+    }
+    std::string msg = who.empty() ? "the kernel refused the BPF module: " + std::string(std::strerror(err))
+                                  : "the BPF verifier rejected " + who;
+    if (!reason.empty()) msg += ": " + reason;
+    s_.diag.fatal(msg);
+    if (s_.opts.verbose > 0) s_.diag.stream() << g_libbpf_log;
+    else s_.diag.stream() << "Rerun with -v to see the verifier log.\n";
+    fail("");
+    return false;
+  }
+
+  // The session state, the ring buffer.
+  struct bpf_map* map;
+  bpf_object__for_each_map(map, obj_) {
+    if (std::strcmp(bpf_map__name(map), loader::kSessionMap) == 0 &&
+        (bpf_map__map_flags(map) & BPF_F_MMAPABLE)) {
+      size_t len = (bpf_map__value_size(map) + 4095) & ~size_t(4095);
+      void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
+      if (p == MAP_FAILED) {
+        fail(std::string("cannot map the session state: ") + std::strerror(errno));
+        return false;
+      }
+      mmaps_.push_back({p, len});
+      session_ = static_cast<struct stp_session*>(p);
+    }
+    if (std::strcmp(bpf_map__name(map), loader::kRingBufMap) == 0) {
+      rb_ = ring_buffer__new(bpf_map__fd(map), ring_cb, &out_, nullptr);
+      if (!rb_) {
+        fail(std::string("cannot open the ring buffer: ") + std::strerror(errno));
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool Runner::open_native() {
+  if (s_.native_object_path.empty()) return true;
+  so_ = ::dlopen(s_.native_object_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!so_) {
+    fail(std::string("cannot load the native module: ") + ::dlerror());
+    return false;
+  }
+  std::string why;
+  if (!api_.bind(so_, why)) {
+    fail("the native module " + s_.native_object_path + " is not a ukstap module: " + why);
+    return false;
+  }
+  api_.set_output(native_sink, &out_);
+  if (!obj_) {
+    config_.nr_cpus = libbpf_num_possible_cpus();
+    config_.target_pid = target_pid_;
+    config_.runtime_pid = ::getpid();
+    config_.runtime_uid = ::getuid();
+  }
+  api_.configure(&config_);
+  if (obj_) {
+    struct bpf_map* map;
+    bpf_object__for_each_map(map, obj_) {
+      void* shared = nullptr;
+      size_t vsize = bpf_map__value_size(map);
+      if (!(bpf_map__map_flags(map) & BPF_F_MMAPABLE)) {
+        // not shared by mmap
+      } else if (std::strcmp(bpf_map__name(map), loader::kSessionMap) == 0) {
+        shared = const_cast<stp_session*>(session_);
+      } else {
+        size_t sz = 0;
+        const char* mname = bpf_map__name(map);
+        if (std::strchr(mname, '.')) {
+          shared = const_cast<void*>(bpf_map__initial_value(map, &sz));  // libbpf's own mmap
+        } else {
+          size_t len = ((vsize * bpf_map__max_entries(map)) + 4095) & ~size_t(4095);
+          void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
+          if (p != MAP_FAILED) {
+            shared = p;
+            mmaps_.push_back({p, len});
+          }
+        }
+      }
+      api_.register_map(bpf_map__name(map), bpf_map__fd(map), shared, vsize);
+    }
+  }
+  // Key layouts for sorted foreach, then the global initializers (global x = 5).
+  if (auto layout = reinterpret_cast<void (*)(const char*, const char*, int)>(::dlsym(so_, "stp_native_map_layout"))) {
+    for (auto& mi : m_.maps) {
+      std::string kt;
+      for (auto t : mi.key_types) kt += t == ast::Type::String ? 's' : 'l';
+      layout(mi.bpf_name.c_str(), kt.c_str(), mi.value_type == ast::Type::String ? 1 : 0);
+    }
+  }
+  if (auto init = reinterpret_cast<void (*)(void)>(::dlsym(so_, "stp_native_globals_init"))) init();
+  return true;
+}
+
+bool Runner::attach_probe(const ProbeInfo& p, struct bpf_program* prog) {
+  auto link_ok = [&](struct bpf_link* l) {
+    if (!l) return false;
+    links_.push_back(l);
+    return true;
+  };
+  errno = 0;
+  if (p.family == "tracepoint") {
+    return link_ok(bpf_program__attach_tracepoint(prog, param(p, "system"), param(p, "event")));
+  }
+  if (p.family == "uprobe") {
+    LIBBPF_OPTS(bpf_uprobe_opts, uo);
+    uo.retprobe = std::string(param(p, "return", "0")) == "1";
+    unsigned long long sem = std::strtoull(param(p, "semaphore_offset", "0"), nullptr, 0);
+    uo.ref_ctr_offset = sem;
+    pid_t pid = -1;
+    if (*param(p, "pid")) pid = std::atoi(param(p, "pid"));
+    size_t off = std::strtoull(param(p, "offset", "0"), nullptr, 0);
+    return link_ok(bpf_program__attach_uprobe_opts(prog, pid, param(p, "path"), off, &uo));
+  }
+  if (p.family == "perf" || (p.family == "timer" && std::string(param(p, "kind")) == "profile")) {
+    struct perf_event_attr attr;
+    std::memset(&attr, 0, sizeof attr);
+    attr.size = sizeof attr;
+    if (p.family == "timer") {
+      attr.type = PERF_TYPE_SOFTWARE;
+      attr.config = PERF_COUNT_SW_CPU_CLOCK;
+      attr.sample_period = 1000000000ULL / (unsigned long long)kernel_hz();
+    } else {
+      attr.type = (uint32_t)std::strtoul(param(p, "type", "1"), nullptr, 0);
+      attr.config = std::strtoull(param(p, "config", "0"), nullptr, 0);
+      if (*param(p, "freq")) {
+        attr.freq = 1;
+        attr.sample_freq = std::strtoull(param(p, "freq"), nullptr, 0);
+      } else {
+        attr.sample_period = std::strtoull(param(p, "sample_period", "1000000"), nullptr, 0);
+      }
+    }
+    bool per_process = p.params.count("process") > 0;
+    std::vector<std::pair<pid_t, int>> where;
+    if (per_process) {
+      pid_t pid = target_pid_;
+      if (pid <= 0) {
+        errno = ESRCH;
+        return false;
+      }
+      attr.inherit = 1;
+      where.push_back({pid, -1});
+    } else {
+      for (int cpu : online_cpus()) where.push_back({-1, cpu});
+    }
+    for (auto [pid, cpu] : where) {
+      int fd = (int)::syscall(__NR_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+      if (fd < 0) return false;
+      perf_fds_.push_back(fd);
+      if (!link_ok(bpf_program__attach_perf_event(prog, fd))) return false;
+    }
+    return true;
+  }
+  // process.begin/end (raw or BTF tracepoints named by the program's section) and anything else
+  // libbpf knows how to attach from the section name.
+  return link_ok(bpf_program__attach(prog));
+}
+
+bool Runner::attach_all() {
+  if (!obj_) return true;
+  // tracefs must be mounted for tracepoint attachment by name.
+  bool need_tracefs = false;
+  for (auto& p : m_.probes)
+    if (!p.native && p.family == "tracepoint") need_tracefs = true;
+  if (need_tracefs) {
+    std::string why;
+    if (probes::find_tracefs(why).empty()) {
+      fail("tracefs is not available: " + why);
+      return false;
+    }
+  }
+  struct bpf_program* prog;
+  bpf_object__for_each_program(prog, obj_) {
+    int id = -1;
+    if (std::sscanf(bpf_program__name(prog), "stp_probe_%d", &id) != 1 || !by_id_.count(id)) continue;
+    const ProbeInfo& p = *by_id_[id];
+    if (p.native) continue;
+    if (!attach_probe(p, prog)) {
+      int err = errno ? errno : EINVAL;
+      fail("cannot attach " + probe_where(p) + ": " + std::strerror(err) +
+           (s_.opts.verbose > 0 ? "\n" + g_libbpf_log : ""));
+      return false;
+    }
+    if (s_.opts.verbose > 1) s_.diag.stream() << "attached " << probe_where(p) << "\n";
+  }
+  return true;
+}
+
+std::vector<const ProbeInfo*> Runner::native_probes(const std::string& family) {
+  std::vector<const ProbeInfo*> v;
+  for (auto& p : m_.probes)
+    if (p.native && p.family == family) v.push_back(&p);
+  std::stable_sort(v.begin(), v.end(), [](const ProbeInfo* a, const ProbeInfo* b) { return a->priority < b->priority; });
+  return v;
+}
+
+void Runner::run_native(const std::vector<const ProbeInfo*>& probes, bool even_in_error) {
+  for (const ProbeInfo* p : probes) {
+    if (!even_in_error && errored()) break;
+    api_.call(p->id, p->pp.c_str(), p->pn.c_str(), probe_func(*p).c_str());
+  }
+  out_.flush();
+}
+
+void Runner::set_run_state(uint32_t state) {
+  session_->state = state;
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+void Runner::event_loop() {
+  struct Timer {
+    const ProbeInfo* p;
+    int64_t period, rand, next;
+  };
+  std::vector<Timer> timers;
+  std::mt19937_64 rng(now_ns());
+  long hz = 0;
+  for (auto& p : m_.probes) {
+    if (!p.native || p.family != "timer") continue;
+    std::string kind = param(p, "kind");
+    int64_t period = 0, rand = 0;
+    if (kind == "hrtimer") {
+      period = std::atoll(param(p, "period_ns", "0"));
+      rand = std::atoll(param(p, "randomize_ns", "0"));
+    } else if (kind == "jiffies") {
+      if (!hz) hz = kernel_hz();
+      period = std::atoll(param(p, "jiffies", "1")) * (1000000000LL / hz);
+      rand = std::atoll(param(p, "randomize_jiffies", "0")) * (1000000000LL / hz);
+    } else {
+      continue;
+    }
+    if (period <= 0) continue;
+    timers.push_back({&p, period, rand, now_ns() + period});
+  }
+  auto jitter = [&](int64_t r) -> int64_t {
+    if (r <= 0) return 0;
+    return (int64_t)(rng() % (uint64_t)(2 * r + 1)) - r;
+  };
+
+  while (!stopping()) {
+    int64_t now = now_ns();
+    int timeout = -1;
+    for (auto& t : timers) {
+      int64_t ms = (t.next - now + 999999) / 1000000;
+      if (ms < 0) ms = 0;
+      if (timeout < 0 || ms < timeout) timeout = (int)ms;
+    }
+    struct epoll_event evs[4];
+    int n = ::epoll_wait(epfd_, evs, 4, timeout);
+    if (n < 0 && errno != EINTR) break;
+    for (int i = 0; i < n; i++) {
+      if (evs[i].data.fd == sigfd_) {
+        struct signalfd_siginfo si;
+        while (::read(sigfd_, &si, sizeof si) == sizeof si) {
+          if (si.ssi_signo == SIGCHLD) {
+            if (have_cmd_ && target_.reap()) stop_ = true;
+            // other children (compilers) are reaped by their owners
+          } else {
+            stop_ = true;
+          }
+        }
+      }
+    }
+    if (rb_) ring_buffer__consume(rb_);
+    now = now_ns();
+    for (auto& t : timers) {
+      if (stopping()) break;
+      if (now >= t.next) {
+        api_.call(t.p->id, t.p->pp.c_str(), t.p->pn.c_str());
+        t.next += t.period + jitter(t.rand);
+        if (t.next < now) t.next = now + t.period;  // never try to catch up on missed ticks
+      }
+    }
+    if (have_cmd_ && !stop_ && target_.reap()) stop_ = true;
+    out_.flush();
+  }
+}
+
+void Runner::detach() {
+  for (auto* l : links_) bpf_link__destroy(l);
+  links_.clear();
+  for (int fd : perf_fds_) ::close(fd);
+  perf_fds_.clear();
+}
+
+void Runner::drain() {
+  if (rb_) ring_buffer__consume(rb_);
+  out_.flush();
+}
+
+void Runner::cleanup() {
+  detach();
+  if (rb_) ring_buffer__free(rb_);
+  rb_ = nullptr;
+  if (so_) ::dlclose(so_);
+  so_ = nullptr;
+  for (auto& [p, len] : mmaps_) ::munmap(p, len);
+  mmaps_.clear();
+  if (obj_) bpf_object__close(obj_);
+  obj_ = nullptr;
+  if (sigfd_ >= 0) ::close(sigfd_);
+  if (epfd_ >= 0) ::close(epfd_);
+  sigfd_ = epfd_ = -1;
+  if (mask_set_) ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+  mask_set_ = false;
+}
+
+int Runner::run() {
+  for (auto& p : m_.probes) by_id_[p.id] = &p;
+
+  // Signals go through a signalfd; blocked before the target is forked (the child unblocks).
+  sigset_t mask;
+  sigemptyset(&mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&mask, sig);
+  ::sigprocmask(SIG_BLOCK, &mask, &old_mask_);
+  mask_set_ = true;
+  ::signal(SIGPIPE, SIG_IGN);
+  sigfd_ = ::signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+
+  std::string why;
+  if (!out_.open(s_.opts.output_file, why)) return fail(why);
+
+  if (!s_.opts.target_cmd.empty()) {
+    if (!target_.prepare(s_.opts.target_cmd, why)) {
+      s_.diag.fatal(why);  // one line, exit 1 (nothing was loaded)
+      return 1;
+    }
+    if (!target_.fork_parked(why)) return fail(why);
+    have_cmd_ = true;
+    target_pid_ = target_.pid();
+  } else if (s_.opts.target_pid > 0) {
+    if (::kill(s_.opts.target_pid, 0) != 0 && errno == ESRCH) {
+      s_.diag.fatal("cannot follow process " + std::to_string(s_.opts.target_pid) + " (-x): no such process");
+      return 1;
+    }
+    target_pid_ = s_.opts.target_pid;
+  }
+
+  if (!s_.bpf_object_path.empty()) {
+    if (!load_bpf()) return 1;
+  }
+  if (!open_native()) return 1;
+  if (s_.opts.verbose > 0) s_.diag.stream() << "Pass 5: starting run.\n";
+
+  // Kernel probes are attached while the runtime is "starting" (their handlers return at once),
+  // begin probes run, then the state turns "running": stap's order without a window where a
+  // kernel probe fires before begin.
+  if (!attach_all()) return 1;
+
+  epfd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  struct epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = sigfd_;
+  ::epoll_ctl(epfd_, EPOLL_CTL_ADD, sigfd_, &ev);
+  if (rb_) {
+    int rfd = ring_buffer__epoll_fd(rb_);
+    ev.data.fd = rfd;
+    ::epoll_ctl(epfd_, EPOLL_CTL_ADD, rfd, &ev);
+  }
+
+  run_native(native_probes("begin"));
+  if (!errored()) {
+    set_run_state(STP_SESSION_RUNNING);
+    if (have_cmd_) target_.release();
+    event_loop();
+  }
+  set_run_state(errored() ? STP_SESSION_ERROR : STP_SESSION_STOPPING);
+
+  detach();
+  drain();
+  if (have_cmd_) target_.abandon();  // still parked (begin failed or exited): let it go quietly
+
+  if (!errored()) {
+    run_native(native_probes("end"));
+  }
+  if (errored()) {
+    // probe error handlers; they may print, their own errors are reported as usual
+    run_native(native_probes("error"), true);
+  }
+  drain();
+  out_.flush();
+  int64_t skipped = (int64_t)session_->skipped;
+  uint64_t dropped = std::max<uint64_t>(out_.dropped, (uint64_t)session_->drops);
+  uint64_t errors = std::max<uint64_t>((uint64_t)out_.errors, (uint64_t)session_->errors);
+
+  int rc = 0;
+  if (dropped) s_.diag.stream() << "WARNING: Number of dropped records: " << dropped << "\n";
+  if (errors > 0 || skipped > 0)
+    s_.diag.stream() << "WARNING: Number of errors: " << errors << ", skipped probes: " << skipped << "\n";
+  if (errors > 0) rc = 1;
+
+  if (have_cmd_) {
+    if (!target_.exited()) target_.kill_and_reap();
+    else {
+      int st = target_.status();
+      if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
+        s_.diag.stream() << "WARNING: Child process exited with status " << WEXITSTATUS(st) << "\n";
+        rc = 1;
+      } else if (WIFSIGNALED(st)) {
+        s_.diag.stream() << "WARNING: Child process exited with signal " << WTERMSIG(st) << " ("
+                         << ::strsignal(WTERMSIG(st)) << ")\n";
+        rc = 1;
+      }
+    }
+  }
+  cleanup();
+  if (errors > 0) s_.diag.pass_failed(5, "run");
+  return rc;
+}
+
+}  // namespace
+
+int pass5_run(Session& s) {
+  if (::geteuid() != 0) {
+    s.diag.fatal("pass 5 must run as root: loading BPF programs needs root privileges");
+    return 1;
+  }
+  if (!s.module) {
+    s.diag.fatal("internal error: pass 5 has no module");
+    return 1;
+  }
+  Runner r(s);
+  return r.run();
+}
+
+}  // namespace ukstap

@@ -1,0 +1,192 @@
+#include "loader/util.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace ukstap::loader {
+
+int run_command(const std::vector<std::string>& argv, std::string& output) {
+  output.clear();
+  int pfd[2];
+  if (::pipe2(pfd, O_CLOEXEC) != 0) {
+    output = std::string("pipe: ") + std::strerror(errno);
+    return -1;
+  }
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    output = std::string("fork: ") + std::strerror(errno);
+    ::close(pfd[0]);
+    ::close(pfd[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    ::dup2(pfd[1], 1);
+    ::dup2(pfd[1], 2);
+    int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, 0);
+    std::vector<char*> av;
+    for (auto& a : argv) av.push_back(const_cast<char*>(a.c_str()));
+    av.push_back(nullptr);
+    ::execvp(av[0], av.data());
+    std::fprintf(stderr, "cannot run %s: %s\n", av[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  ::close(pfd[1]);
+  char buf[8192];
+  for (;;) {
+    ssize_t n = ::read(pfd[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    output.append(buf, n);
+  }
+  ::close(pfd[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status) == 127 && output.find("cannot run ") == 0 ? -1 : WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string quote_command(const std::vector<std::string>& argv) {
+  std::string out;
+  for (auto& a : argv) {
+    if (!out.empty()) out += ' ';
+    bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=/.,:+@%") == std::string::npos;
+    if (plain) {
+      out += a;
+    } else {
+      out += '\'';
+      for (char c : a) {
+        if (c == '\'') out += "'\\''";
+        else out += c;
+      }
+      out += '\'';
+    }
+  }
+  return out;
+}
+
+bool read_file(const std::string& path, std::string& out) {
+  out.clear();
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      return false;
+    }
+    if (n == 0) break;
+    out.append(buf, n);
+  }
+  ::close(fd);
+  return true;
+}
+
+bool write_file(const std::string& path, const std::string& data) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      return false;
+    }
+    off += n;
+  }
+  return ::close(fd) == 0;
+}
+
+bool file_exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+bool make_dirs(const std::string& path) {
+  if (path.empty()) return false;
+  std::string cur;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    cur = path.substr(0, pos);
+    if (cur.empty()) continue;
+    if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) return false;
+  }
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+void remove_tree(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return;
+  if (S_ISDIR(st.st_mode)) {
+    if (DIR* d = ::opendir(path.c_str())) {
+      while (struct dirent* e = ::readdir(d)) {
+        if (!std::strcmp(e->d_name, ".") || !std::strcmp(e->d_name, "..")) continue;
+        remove_tree(path + "/" + e->d_name);
+      }
+      ::closedir(d);
+    }
+    ::rmdir(path.c_str());
+  } else {
+    ::unlink(path.c_str());
+  }
+}
+
+void Hasher::add(const void* p, size_t n) {
+  auto* c = static_cast<const unsigned char*>(p);
+  for (size_t i = 0; i < n; i++) {
+    a_ = (a_ ^ c[i]) * 0x100000001b3ULL;
+    b_ = (b_ ^ c[i] ^ (i & 0xff)) * 0x100000001b3ULL;
+  }
+}
+
+void Hasher::add(const std::string& s) {
+  uint64_t len = s.size();
+  add(&len, sizeof len);  // so "ab"+"c" differs from "a"+"bc"
+  add(s.data(), s.size());
+}
+
+std::string Hasher::hex() const {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", (unsigned long long)a_, (unsigned long long)b_);
+  return buf;
+}
+
+std::string cache_dir(std::string& why) {
+  std::string base;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') {
+    base = x;
+  } else {
+    const char* home = std::getenv("HOME");
+    if (!home || !*home) {
+      if (struct passwd* pw = ::getpwuid(::getuid())) home = pw->pw_dir;
+    }
+    if (!home || !*home) {
+      why = "neither XDG_CACHE_HOME nor HOME is set";
+      return "";
+    }
+    base = std::string(home) + "/.cache";
+  }
+  std::string dir = base + "/ukstap";
+  if (!make_dirs(dir)) {
+    why = "cannot create " + dir + ": " + std::strerror(errno);
+    return "";
+  }
+  return dir;
+}
+
+}  // namespace ukstap::loader

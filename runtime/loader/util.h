@@ -1,0 +1,39 @@
+// Small helpers shared by pass 4 (compile.cpp) and pass 5 (run.cpp and friends).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ukstap::loader {
+
+// Runs argv (no shell), collecting stdout+stderr into `output`. Returns the exit status, or -1
+// when it could not be started (output then says why).
+int run_command(const std::vector<std::string>& argv, std::string& output);
+
+// The argv as a shell-quoted line, for -v messages.
+std::string quote_command(const std::vector<std::string>& argv);
+
+bool read_file(const std::string& path, std::string& out);
+bool write_file(const std::string& path, const std::string& data);
+bool file_exists(const std::string& path);
+// mkdir -p; false (errno set) on failure.
+bool make_dirs(const std::string& path);
+// rm -rf.
+void remove_tree(const std::string& path);
+
+// 128-bit content hash (two FNV-1a 64 lanes), as 32 hex digits. Not cryptographic: cache key.
+class Hasher {
+ public:
+  void add(const std::string& s);
+  void add(const void* p, size_t n);
+  std::string hex() const;
+
+ private:
+  uint64_t a_ = 0xcbf29ce484222325ULL, b_ = 0x84222325cbf29ce4ULL;
+};
+
+// $XDG_CACHE_HOME/ukstap, else $HOME/.cache/ukstap (created), else "" with `why`.
+std::string cache_dir(std::string& why);
+
+}  // namespace ukstap::loader

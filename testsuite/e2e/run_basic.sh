@@ -1,0 +1,53 @@
+#!/bin/bash
+# Pass 5 basics (root; never skipped in CI): begin/end/exit, printf formats (STAP-FORMATS §3
+# table), -o, -c target lifecycle (§8), error()/probe error (§3, §5), -x with a gone pid,
+# non-root, SIGINT/SIGTERM/SIGKILL leave nothing attached. Expected texts come from the doc.
+. "$(dirname "$0")/../e2e-lib.sh"
+NL=$'\n'
+if [ "$(id -u)" != 0 ]; then
+  if [ -n "${CI:-}" ]; then echo "FAIL: run_basic needs root in CI"; T_FAILED=1; fi
+  t_done; exit
+fi
+export XDG_CACHE_HOME="$T_TMP/cache"
+
+t "begin + exit" 0 $'hello 42\n' '' -- "$UKSTAP" -e 'probe begin { printf("hello %d\n", 42); exit() }'
+t "end after exit" 0 $'b\ne\n' '' -- "$UKSTAP" -e 'probe begin { println("b"); exit() } probe end { println("e") }'
+t "printf table" 0 "  -42|-0042|42   |+0| 0|-001|18446744073709551615|ffffffffffffffd6|0X2A|0x0|00|010|0x0|      0x2a${NL}" '' -- \
+  "$UKSTAP" -e 'probe begin { printf("%5d|%05d|%-5d|%+d|% d|%.3d|%u|%x|%#X|%#x|%#o|%#o|%p|%10p\n", -42, -42, 42, 0, 0, -1, -1, -42, 42, 0, 0, 8, 0, 42); exit() }'
+t "%s width/precision" 0 $'[  abc][abc  ][ab]\n' '' -- "$UKSTAP" -e 'probe begin { printf("[%5s][%-5s][%.2s]\n", "abc", "abc", "abc"); exit() }'
+t "%c and %#c" 0 $'A\\n\\326\n' '' -- "$UKSTAP" -e 'probe begin { printf("%c%#c%#c\n", 65, 10, 214); exit() }'
+t "-o FILE" 0 '' '' -- "$UKSTAP" -o "$T_TMP/out.txt" -e 'probe begin { println("to file"); exit() }'
+t "-o content" 0 $'to file\n' '' -- cat "$T_TMP/out.txt"
+t "global init + end" 0 $'n=5\n' '' -- "$UKSTAP" -e 'global n = 3; probe begin { n = n + 2; exit() } probe end { printf("n=%d\n", n) }'
+t "error() skips end, runs error probes" 1 $'in error\n' \
+  "ERROR: boom${NL}WARNING: Number of errors: 1, skipped probes: 0${NL}Pass 5: run failed.  [man error::pass5]${NL}" -- \
+  "$UKSTAP" -e 'probe begin { error("boom") } probe end { println("end") } probe error { println("in error") }'
+t "-c target exit ends the run" 0 $'end 1\n' '' -- "$UKSTAP" -c true -e 'probe end { printf("end %d\n", target() > 0) }'
+t "-c failing target" 1 $'end\n' $'WARNING: Child process exited with status 3\n' -- "$UKSTAP" -c 'sh -c "exit 3"' -e 'probe end { println("end") }'
+t "-c shell metachars" 0 $'x\n' '' -- "$UKSTAP" -c 'true | true' -e 'probe end { println("x") }'
+t "-c missing command" 1 '' "~^ukstap: cannot run the -c command 'nosuchcmd'" -- "$UKSTAP" -c nosuchcmd -e 'probe begin {}'
+t "-x gone pid" 1 '' "~^ukstap: cannot follow process 999999" -- "$UKSTAP" -x 999999 -e 'probe begin {}'
+t "-T" 0 $'T done\n' '' -- "$UKSTAP" -T 0.3 -e 'probe end { println("T done") }'
+t "-p4 prints a path" 0 '~\.so$|\.bpf\.o$|^$' '' -- "$UKSTAP" -p4 -e 'probe begin { exit() }'
+if command -v setpriv > /dev/null; then
+  nobody_cache=$(mktemp -d /tmp/ukstap-nobody.XXXXXX); chmod 777 "$nobody_cache"
+  t "non-root" 1 '' $'ukstap: pass 5 must run as root: loading BPF programs needs root privileges\n' -- \
+    setpriv --reuid=nobody --regid=nogroup --clear-groups env XDG_CACHE_HOME="$nobody_cache" "$UKSTAP" -e 'probe begin { exit() }'
+  rm -rf "$nobody_cache"
+fi
+
+# Signals: end probes run on SIGINT/SIGTERM, exit status 0; nothing stays attached, even after SIGKILL.
+attached() { { bpftool prog list 2>/dev/null; bpftool link list 2>/dev/null; } | grep -c 'stp_probe' ; }
+before=$(attached)
+for sig in INT TERM; do
+  "$UKSTAP" -w -e 'global x; probe timer.ms(100) { x = 1 } probe end { println("bye") }' > "$T_TMP/sig.out" 2>&1 &
+  pid=$!; sleep 1.5; kill -$sig $pid; wait $pid; rc=$?
+  t "SIG$sig status" 0 '' '' -- sh -c "exit $rc"
+  # end probes, then the global display of the unread global x (STAP-FORMATS §2)
+  t "SIG$sig runs end" 0 $'bye\nx=1\n' '' -- cat "$T_TMP/sig.out"
+  t "SIG$sig leaves nothing attached" 0 "$before$NL" '' -- sh -c "{ bpftool prog list; bpftool link list; } 2>/dev/null | grep -c stp_probe; true"
+done
+"$UKSTAP" -w -e 'global x; probe timer.ms(100) { x = 1 }' > /dev/null 2>&1 &
+pid=$!; sleep 1.5; kill -KILL $pid; wait $pid 2>/dev/null
+t "SIGKILL leaves nothing attached" 0 "$before$NL" '' -- sh -c "{ bpftool prog list; bpftool link list; } 2>/dev/null | grep -c stp_probe; true"
+t_done
