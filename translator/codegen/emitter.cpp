@@ -902,10 +902,11 @@ static std::string globals_init(Session& s) {
   return o.str();
 }
 
-void Emitter::emit_function(ast::Function* f) {
+void Emitter::emit_function(ast::Function* f, bool native) {
   Frame& fr = *function_frames_[f];
   std::ostringstream body;
   std::string n = c_name(f->name);
+  body << (native ? "#ifdef __UKSTAP_NATIVE__\n" : "#ifdef __UKSTAP_BPF__\n");
   body << "static __always_inline void stp_fn_" << n
        << "(struct stp_context *c, struct stp_globals *g) {\n";
   body << "  (void)g;\n";
@@ -920,7 +921,7 @@ void Emitter::emit_function(ast::Function* f) {
     body << code->code << "\n";
     body << "#undef STAP_RETURN\n#undef STAP_RETVALUE\n#undef STP_CUR_LOC\n";
     for (auto* a : f->formal_args) body << "#undef STAP_ARG_" << a->name << "\n";
-    body << "  goto out;\nout:\n  return;\n}\n\n";
+    body << "  goto out;\nout:\n  return;\n}\n#endif\n\n";
     functions_ << body.str();
     return;
   }
@@ -932,8 +933,9 @@ void Emitter::emit_function(ast::Function* f) {
   else if (f->type == Type::Long)
     body << "  " << fr.access << ".__retvalue = 0;\n";
   BodyEmitter be(*this, fr, body, nullptr, f, nullptr);
+  be.native_ = native;
   be.stmt(f->body);
-  body << "  goto out;\nout:\n  return;\n}\n\n";
+  body << "  goto out;\nout:\n  return;\n}\n#endif\n\n";
   functions_ << body.str();
 }
 
@@ -998,6 +1000,7 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
   }
   std::ostringstream body;
   std::string macro = probe_macro(*p, id, info.native);
+  body << (info.native ? "#ifdef __UKSTAP_NATIVE__\n" : "#ifdef __UKSTAP_BPF__\n");
   body << "/* " << info.pp << " */\n" << macro << "\n{\n";
   body << "  STP_PROBE_ENTER(" << id << ");\n";
   for (auto* l : p->locals)
@@ -1010,7 +1013,7 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
     body << "  if (!(" << cond << ")) goto out;\n";
   }
   be.stmt(p->body);
-  body << "  goto out;\nout:\n  STP_PROBE_LEAVE();\n}\n\n";
+  body << "  goto out;\nout:\n  STP_PROBE_LEAVE();\n}\n#endif\n\n";
   probes_ << body.str();
   if (info.native)
     m_.has_native_probes = true;
@@ -1085,12 +1088,35 @@ int Emitter::run() {
       protos << "static __always_inline void stp_fn_" << n
              << "(struct stp_context *c, struct stp_globals *g);\n";
     }
-    for (auto* f : s_.functions) {
+    // Each function is compiled for the side(s) whose probes call it, with that side's
+    // abilities (foreach only natively, for now).
+    std::set<const ast::Function*> kernel_fns, native_fns;
+    std::function<void(ast::Function*, std::set<const ast::Function*>&)> reach =
+        [&](ast::Function* f, std::set<const ast::Function*>& set) {
+          if (!set.insert(f).second) return;
+          for (auto* g : calls[f]) reach(g, set);
+        };
+    for (auto* p : s_.probes) {
+      if (p->family == "never") continue;
+      bool native = false;
       try {
-        emit_function(f);
-      } catch (const SemanticError& e) {
-        s_.diag.semantic_error(e);
-        ++errors_;
+        probe_macro(*p, 0, native);
+      } catch (const SemanticError&) {
+      }
+      CallFinder cf;
+      p->body->accept(cf);
+      if (p->condition) p->condition->accept(cf);
+      for (auto* f : cf.calls) reach(f, native ? native_fns : kernel_fns);
+    }
+    for (auto* f : s_.functions) {
+      for (bool native : {false, true}) {
+        if (!(native ? native_fns : kernel_fns).count(f)) continue;
+        try {
+          emit_function(f, native);
+        } catch (const SemanticError& e) {
+          s_.diag.semantic_error(e);
+          ++errors_;
+        }
       }
     }
     int id = 0;
@@ -1126,7 +1152,7 @@ int Emitter::run() {
     std::ostringstream all;
     all << head.str() << types_.str() << "\n" << ctx.str() << protos.str() << "\n"
         << functions_.str() << probes_.str();
-    all << "STP_GLOBALS_INIT\n{\n" << init << "}\n";
+    all << "#ifdef __UKSTAP_NATIVE__\nSTP_GLOBALS_INIT\n{\n" << init << "}\n#endif\n";
     m_.source = all.str();
   } catch (const SemanticError& e) {
     s_.diag.semantic_error(e);

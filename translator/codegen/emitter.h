@@ -52,7 +52,7 @@ class Emitter {
   int format_id(const std::string& fmt, const std::vector<ast::FormatComponent>& comps);
 
   void layout_globals();
-  void emit_function(ast::Function* f);
+  void emit_function(ast::Function* f, bool native);
   void emit_probe(DerivedProbe* p, int id);
   std::string probe_macro(const DerivedProbe& p, int id, bool& native);
 
