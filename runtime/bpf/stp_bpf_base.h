@@ -136,6 +136,15 @@ static __always_inline void stp__count(uint64_t *ctr)
   __sync_fetch_and_add(ctr, 1);
 }
 
+/* A pointer's value as a plain number for the verifier (global subprograms accept only scalars
+ * in scalar arguments; probe arguments may hold pointers to BPF memory in tests). */
+static __always_inline uint64_t stp__launder(uint64_t v)
+{
+  uint64_t out = 0;
+  bpf_probe_read_kernel(&out, sizeof(out), &v);
+  return out;
+}
+
 /* ---- errors ---------------------------------------------------------------------------- */
 static __always_inline void stp__error(struct stp_common *k, const char *msg, int loc)
 {
@@ -181,6 +190,13 @@ extern int bpf_iter_num_new(struct bpf_iter_num *it, int start, int end) __weak 
 extern int *bpf_iter_num_next(struct bpf_iter_num *it) __weak __ksym;
 extern void bpf_iter_num_destroy(struct bpf_iter_num *it) __weak __ksym;
 
+/* cleanup() target: a direct call, so clang 14 emits the kfunc's BTF (it does not for a
+ * function named only in the attribute, and libbpf then cannot resolve the extern). */
+static __always_inline void stp__iter_destroy(struct bpf_iter_num *it)
+{
+  bpf_iter_num_destroy(it);
+}
+
 static __always_inline int stp__loop_exhausted(struct stp_common *k)
 {
   stp__error(k, "MAXACTION exceeded", STP_LOC_CURRENT);
@@ -190,7 +206,7 @@ static __always_inline int stp__loop_exhausted(struct stp_common *k)
  * attribute), including break and goto. Running out of iterations raises MAXACTION exceeded;
  * the generated code tests STP_ERRORED(c) after the loop as after any call. */
 #define STP_LOOP(c)                                                                     \
-  for (struct bpf_iter_num stp__it __attribute__((cleanup(bpf_iter_num_destroy))),     \
+  for (struct bpf_iter_num stp__it __attribute__((cleanup(stp__iter_destroy))),     \
        *stp__itp = (bpf_iter_num_new(&stp__it, 0, STP_MAXACTION + 1), &stp__it);      \
        stp__itp && (bpf_iter_num_next(stp__itp) ? 1 : stp__loop_exhausted(&(c)->k));)
 

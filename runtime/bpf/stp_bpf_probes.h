@@ -19,10 +19,11 @@
   STP__PROBE_INFO(id, STP_SLOT_NORMAL, __builtin_strncmp((ev), "sys_exit", 8) == 0, 0)  \
   SEC("tracepoint/" sys "/" ev) int stp_probe_##id(void *ctx)
 
-/* timer.profile, perf.*: NMI context, its own slot; user mode from the sample's CS. */
+/* timer.profile, perf.*: NMI context, its own slot; user mode from the sample's CS (x86-64; the
+ * context only allows 8-byte loads of the registers, hence the u64 read). */
 #define STP_PROBE_PERF(id)                                                              \
   STP__PROBE_INFO(id, STP_SLOT_NMI, 0,                                                  \
-                  (((struct bpf_perf_event_data *)ctx)->regs.cs & 3) != 0)              \
+                  (*(uint64_t *)((char *)ctx + __builtin_offsetof(struct pt_regs, cs)) & 3) != 0) \
   SEC("perf_event") int stp_probe_##id(struct bpf_perf_event_data *ctx)
 
 #define STP_PROBE_UPROBE(id)                                                            \
@@ -69,9 +70,8 @@ static __always_inline int64_t stp__tp_long(void *ctx, int off, int size, int is
 static __always_inline void stp__tp_dataloc_str(void *ctx, char *dst, int off)
 {
   uint32_t loc = *(uint32_t *)(ctx + off);
-  unsigned long base = 0;
   /* the record address as a number: variable offsets on a ctx pointer are not allowed */
-  bpf_probe_read_kernel(&base, sizeof(base), &ctx);
+  unsigned long base = stp__launder((uint64_t)(unsigned long)ctx);
   stp__str_copy(dst, (const void *)(base + (loc & 0xffff)));
 }
 #define STP_TP_DATALOC_STR(c, dst, off) stp__tp_dataloc_str(ctx, (dst), (off))

@@ -25,12 +25,42 @@
 # endif
 #endif
 
-/* Byte stores in loops go through STP_FMT_PUT: in BPF a volatile store, so clang does not turn
- * a padding/copy loop into memset/memcpy calls, which the BPF backend cannot emit. */
+/* Every byte store goes through STP_FMT_PUT, buf[pos & (cap-1)] = ch. In BPF the index passes an
+ * empty asm first, so clang can neither hoist the mask out of a loop (base + k after one mask is
+ * what the verifier then rejects) nor turn a padding/copy loop into memset/memcpy calls (the BPF
+ * backend cannot emit them); the store is volatile for the same second reason. */
 #if defined(__bpf__)
-# define STP_FMT_PUT(buf, i, ch) (*(volatile char *)&(buf)[i] = (char)(ch))
+# define STP_FMT_PUT(buf, cap, pos, ch)                          \
+  do {                                                           \
+    uint32_t stp__i = (uint32_t)(pos);                           \
+    asm volatile("" : "+r"(stp__i));                             \
+    *(volatile char *)&(buf)[stp__i & ((cap) - 1) & STP_FMT_BPF_MASK] = (char)(ch); \
+  } while (0)
+/* A value the compiler must forget (so a following mask is really emitted). */
+# define STP_FMT_OPAQUE(v) asm volatile("" : "+r"(v))
+/* In BPF every buffer has cap == STP_MAXSTRINGLEN; values read back from a loop context are
+ * not known constants to the verifier, so indexes are also masked with the literal bound. */
+# define STP_FMT_BPF_MASK (STP_MAXSTRINGLEN - 1)
 #else
-# define STP_FMT_PUT(buf, i, ch) ((buf)[i] = (char)(ch))
+# define STP_FMT_BPF_MASK (~0u)
+# define STP_FMT_PUT(buf, cap, pos, ch) ((buf)[(pos) & ((cap) - 1)] = (char)(ch))
+# define STP_FMT_OPAQUE(v) ((void)0)
+#endif
+
+/* Byte-emitting loops run through STP_FMT_FOR(n, cb, ctx), cb(i, ctx) returning nonzero to stop:
+ * bpf_loop in BPF (the callback body is verified once; an open-coded loop whose length depends
+ * on a width or a string is re-walked by the verifier for every possible length and blows
+ * its 1M-instruction budget), a plain loop elsewhere. */
+#if defined(__bpf__)
+# define STP_FMT_FOR(n, cb, ctx) ((void)bpf_loop((uint32_t)(n), (cb), (ctx), 0))
+#else
+# define STP_FMT_FOR(n, cb, ctx)                        \
+  do {                                                  \
+    uint32_t stp__k;                                    \
+    for (stp__k = 0; stp__k < (uint32_t)(n); stp__k++)  \
+      if ((cb)(stp__k, (ctx)))                          \
+        break;                                          \
+  } while (0)
 #endif
 
 /* Conversions: the conversion character itself, so generated code and tables stay readable. */
@@ -71,7 +101,7 @@
 STP_FMT_INLINE uint32_t stp_fmt_putc(char *buf, uint32_t cap, uint32_t pos, char ch)
 {
   if (pos < cap - 1) {
-    STP_FMT_PUT(buf, pos & (cap - 1), ch);
+    STP_FMT_PUT(buf, cap, pos, ch);
     pos++;
   }
   return pos;
@@ -81,21 +111,80 @@ STP_FMT_INLINE uint32_t stp_fmt_end(char *buf, uint32_t cap, uint32_t pos)
 {
   if (pos > cap - 1)
     pos = cap - 1;
-  STP_FMT_PUT(buf, pos & (cap - 1), '\0');
+  STP_FMT_PUT(buf, cap, pos, '\0');
   return pos;
+}
+
+/* The shape of every padded field: `lead` spaces, `hl` bytes of head (sign, 0x), `zeros` '0's,
+ * `bl` bytes of body, `trail` spaces. The body is read from `body` (digits are stored
+ * reversed: body_rev). */
+struct stp_fmt_field {
+  char *buf;
+  const char *body;
+  uint32_t cap, pos;
+  int32_t lead, hl, zeros, bl, trail, body_rev;
+  char head[4];
+  char digits[32];  /* body_rev: the digits, least significant first */
+};
+
+static long stp_fmt_field_cb(uint32_t k, void *ctx)
+{
+  struct stp_fmt_field *f = (struct stp_fmt_field *)ctx;
+  int32_t i = (int32_t)k, a1 = f->lead, a2 = a1 + f->hl, a3 = a2 + f->zeros, a4 = a3 + f->bl;
+  uint32_t j;
+  char ch;
+  if (f->pos >= f->cap - 1)
+    return 1;
+  if (i < a1) {
+    ch = ' ';
+  } else if (i < a2) {
+    ch = f->head[(i - a1) & 3];
+  } else if (i < a3) {
+    ch = '0';
+  } else if (i < a4) {
+    j = (uint32_t)(f->body_rev ? f->bl - 1 - (i - a3) : i - a3);
+    STP_FMT_OPAQUE(j);
+    if (f->body_rev)
+      ch = f->digits[j & 31];
+    else
+      ch = f->body[j & (f->cap - 1) & STP_FMT_BPF_MASK];
+  } else {
+    ch = ' ';
+  }
+  STP_FMT_PUT(f->buf, f->cap, f->pos, ch);
+  f->pos++;
+  return 0;
+}
+
+STP_FMT_INLINE uint32_t stp_fmt_field_emit(struct stp_fmt_field *f)
+{
+  int32_t total = f->lead + f->hl + f->zeros + f->bl + f->trail;
+  if (total > (int32_t)f->cap)
+    total = (int32_t)f->cap;
+  if (total > 0)
+    STP_FMT_FOR(total, stp_fmt_field_cb, f);
+  return f->pos;
+}
+
+STP_FMT_INLINE void stp_fmt_field_init(struct stp_fmt_field *f, char *buf, uint32_t cap, uint32_t pos)
+{
+  f->buf = buf;
+  f->body = buf;
+  f->cap = cap;
+  f->pos = pos > cap - 1 ? cap - 1 : pos;
+  f->lead = f->hl = f->zeros = f->bl = f->trail = f->body_rev = 0;
 }
 
 /* n copies of ch (n <= 0: none). */
 STP_FMT_INLINE uint32_t stp_fmt_pad(char *buf, uint32_t cap, uint32_t pos, int n, char ch)
 {
-  uint32_t k;
-  for (k = 0; k < cap; k++) {
-    if ((int)k >= n || pos >= cap - 1)
-      break;
-    STP_FMT_PUT(buf, pos & (cap - 1), ch);
-    pos++;
-  }
-  return pos;
+  struct stp_fmt_field f;
+  stp_fmt_field_init(&f, buf, cap, pos);
+  if (ch == '0')
+    f.zeros = n > 0 ? n : 0;
+  else
+    f.lead = n > 0 ? n : 0;
+  return stp_fmt_field_emit(&f);
 }
 
 /* Width/precision normalisation shared by all conversions: a negative width means '-'. */
@@ -110,23 +199,38 @@ STP_FMT_INLINE int stp_fmt_width(int *flags, int width, uint32_t cap)
   return width;
 }
 
-/* Appends a literal (up to NUL or n bytes). */
+/* strnlen bounded by cap. */
+struct stp_fmt_len { const char *s; uint32_t max, len, cap; };
+static long stp_fmt_len_cb(uint32_t k, void *ctx)
+{
+  struct stp_fmt_len *l = (struct stp_fmt_len *)ctx;
+  uint32_t i = k;
+  STP_FMT_OPAQUE(i);
+  if (k >= l->max || !l->s[i & (l->cap - 1) & STP_FMT_BPF_MASK])
+    return 1;
+  l->len = k + 1;
+  return 0;
+}
+STP_FMT_INLINE uint32_t stp_fmt_strnlen(const char *s, uint32_t max, uint32_t cap)
+{
+  struct stp_fmt_len l;
+  l.s = s;
+  l.max = max < cap ? max : cap;
+  l.len = 0;
+  l.cap = cap;
+  STP_FMT_FOR(l.max, stp_fmt_len_cb, &l);
+  return l.len;
+}
+
+/* Appends a literal (up to NUL or n bytes). In BPF, s must be readable for cap bytes (the
+ * verifier only knows the index is below cap): copy short literals to a buffer first. */
 STP_FMT_INLINE uint32_t stp_fmt_lit(char *buf, uint32_t cap, uint32_t pos, const char *s, uint32_t n)
 {
-  uint32_t k;
-  if (pos > cap - 1)
-    pos = cap - 1;
-  for (k = 0; k < cap; k++) {
-    char ch;
-    if (k >= n || pos >= cap - 1)
-      break;
-    ch = s[k];
-    if (!ch)
-      break;
-    STP_FMT_PUT(buf, pos & (cap - 1), ch);
-    pos++;
-  }
-  return stp_fmt_end(buf, cap, pos);
+  struct stp_fmt_field f;
+  stp_fmt_field_init(&f, buf, cap, pos);
+  f.body = s;
+  f.bl = (int32_t)stp_fmt_strnlen(s, n, cap);
+  return stp_fmt_end(buf, cap, stp_fmt_field_emit(&f));
 }
 
 /* %c and %#c. The escaped form of one byte is at most 4 characters. */
@@ -199,39 +303,54 @@ STP_FMT_INLINE uint32_t stp_fmt_bin(char *buf, uint32_t cap, uint32_t pos, int64
 STP_FMT_INLINE uint32_t stp_fmt_str(char *buf, uint32_t cap, uint32_t pos, const char *s,
                                     uint32_t smax, int flags, int width, int prec)
 {
-  uint32_t len = 0, k;
-  if (pos > cap - 1)
-    pos = cap - 1;
+  struct stp_fmt_field f;
+  uint32_t len;
   width = stp_fmt_width(&flags, width, cap);
   if (smax > cap)
     smax = cap;
   if (prec >= 0 && (uint32_t)prec < smax)
     smax = (uint32_t)prec;
-  for (len = 0; len < cap; len++)
-    if (len >= smax || !s[len])
-      break;
-  if (!(flags & STP_FLAG_MINUS))
-    pos = stp_fmt_pad(buf, cap, pos, width - (int)len, ' ');
-  for (k = 0; k < cap; k++) {
-    if (k >= len || pos >= cap - 1)
-      break;
-    STP_FMT_PUT(buf, pos & (cap - 1), s[k]);
-    pos++;
+  len = stp_fmt_strnlen(s, smax, cap);
+  stp_fmt_field_init(&f, buf, cap, pos);
+  f.body = s;
+  f.bl = (int32_t)len;
+  if ((int)len < width) {
+    if (flags & STP_FLAG_MINUS)
+      f.trail = width - (int)len;
+    else
+      f.lead = width - (int)len;
   }
-  if (flags & STP_FLAG_MINUS)
-    pos = stp_fmt_pad(buf, cap, pos, width - (int)len, ' ');
+  pos = stp_fmt_field_emit(&f);
   if (flags & STP_FLAG_ZERO)
     pos = stp_fmt_putc(buf, cap, pos, '\0');
   return stp_fmt_end(buf, cap, pos);
 }
 
-/* %m (raw bytes) and %M (two lowercase hex digits per byte) of n bytes already fetched. */
+/* %m (raw bytes) and %M (two lowercase hex digits per byte) of n bytes already fetched;
+ * mem must be readable for cap bytes. */
+struct stp_fmt_memst { char *buf; const uint8_t *mem; uint32_t cap, pos, hex; };
+static long stp_fmt_mem_cb(uint32_t k, void *ctx)
+{
+  struct stp_fmt_memst *m = (struct stp_fmt_memst *)ctx;
+  const char *hex = "0123456789abcdef";
+  uint32_t i = k;
+  uint8_t b;
+  STP_FMT_OPAQUE(i);
+  b = m->mem[i & (m->cap - 1) & STP_FMT_BPF_MASK];
+  if (m->hex) {
+    m->pos = stp_fmt_putc(m->buf, m->cap, m->pos, hex[(b >> 4) & 15]);
+    m->pos = stp_fmt_putc(m->buf, m->cap, m->pos, hex[b & 15]);
+  } else {
+    m->pos = stp_fmt_putc(m->buf, m->cap, m->pos, (char)b);
+  }
+  return m->pos >= m->cap - 1;
+}
+
 STP_FMT_INLINE uint32_t stp_fmt_mem(char *buf, uint32_t cap, uint32_t pos, const uint8_t *mem,
                                     uint32_t n, int conv, int flags, int width)
 {
-  /* no function-local statics: their BTF names ("fn.var") are rejected by the kernel */
-  const char *hex = "0123456789abcdef";
-  uint32_t k, outlen;
+  struct stp_fmt_memst m;
+  uint32_t outlen;
   if (pos > cap - 1)
     pos = cap - 1;
   width = stp_fmt_width(&flags, width, cap);
@@ -240,21 +359,40 @@ STP_FMT_INLINE uint32_t stp_fmt_mem(char *buf, uint32_t cap, uint32_t pos, const
   outlen = conv == STP_CONV_M ? 2 * n : n;
   if (!(flags & STP_FLAG_MINUS))
     pos = stp_fmt_pad(buf, cap, pos, width - (int)outlen, ' ');
-  for (k = 0; k < cap; k++) {
-    uint8_t b;
-    if (k >= n || pos >= cap - 1)
-      break;
-    b = mem[k];
-    if (conv == STP_CONV_M) {
-      pos = stp_fmt_putc(buf, cap, pos, hex[(b >> 4) & 15]);
-      pos = stp_fmt_putc(buf, cap, pos, hex[b & 15]);
-    } else {
-      pos = stp_fmt_putc(buf, cap, pos, (char)b);
-    }
-  }
+  m.buf = buf;
+  m.mem = mem;
+  m.cap = cap;
+  m.pos = pos;
+  m.hex = conv == STP_CONV_M;
+  if (n)
+    STP_FMT_FOR(n, stp_fmt_mem_cb, &m);
+  pos = m.pos;
   if (flags & STP_FLAG_MINUS)
     pos = stp_fmt_pad(buf, cap, pos, width - (int)outlen, ' ');
   return stp_fmt_end(buf, cap, pos);
+}
+
+struct stp_fmt_digits {
+  struct stp_fmt_field *f;
+  const char *set;
+  uint64_t num;
+  uint32_t shift, nd;
+};
+static long stp_fmt_digit_cb(uint32_t k, void *ctx)
+{
+  struct stp_fmt_digits *d = (struct stp_fmt_digits *)ctx;
+  uint64_t v;
+  if (d->shift) {
+    v = d->num & ((1u << (d->shift & 7)) - 1);
+    d->num >>= (d->shift & 7);
+  } else {
+    v = d->num % 10;
+    d->num /= 10;
+  }
+  STP_FMT_OPAQUE(v);
+  d->f->digits[k & 31] = d->set[v & 15];
+  d->nd = k + 1;
+  return d->num == 0;
 }
 
 /* Integer conversions d i u o x X p (and c/b delegated), all 64-bit. The layout follows
@@ -263,11 +401,11 @@ STP_FMT_INLINE uint32_t stp_fmt_mem(char *buf, uint32_t cap, uint32_t pos, const
 STP_FMT_INLINE uint32_t stp_fmt_long(char *buf, uint32_t cap, uint32_t pos, int64_t v, int conv,
                                      int flags, int width, int prec)
 {
-  char digits[32];
+  struct stp_fmt_field f;
   const char *set = "0123456789abcdef";
   uint64_t num = (uint64_t)v;
   unsigned base = 10, shift = 0;
-  int nd = 0, size, k, is_signed = 0;
+  int nd = 0, size, is_signed = 0;
   char sign = 0;
 
   if (conv == STP_CONV_c)
@@ -304,43 +442,48 @@ STP_FMT_INLINE uint32_t stp_fmt_long(char *buf, uint32_t cap, uint32_t pos, int6
   }
   if (flags & STP_FLAG_ALT)
     size -= base == 16 ? 2 : base == 8 ? 1 : 0;
+  stp_fmt_field_init(&f, buf, cap, pos);
+  /* all digit slots written first: the BPF verifier then sees the same stack whatever the
+   * number of digits, and prunes */
+  __builtin_memset(f.digits, '0', sizeof(f.digits));
   /* digits, least significant first; 22 octal digits is the most a u64 needs */
-  for (k = 0; k < 24; k++) {
-    if (shift) {
-      digits[k & 31] = set[num & (base - 1)];
-      num >>= shift;
-    } else {
-      digits[k & 31] = set[num % 10];
-      num /= 10;
-    }
-    nd++;
-    if (!num)
-      break;
+  {
+    struct stp_fmt_digits d;
+    d.f = &f;
+    d.num = num;
+    d.set = set;
+    d.shift = shift;
+    d.nd = 0;
+    STP_FMT_FOR(24, stp_fmt_digit_cb, &d);
+    nd = (int)d.nd;
   }
   if (prec < nd)
     prec = nd;
   size -= prec;
-  if (!(flags & (STP_FLAG_ZERO | STP_FLAG_MINUS))) {
-    pos = stp_fmt_pad(buf, cap, pos, size, ' ');
+  if (size < 0)
     size = 0;
+  {
+    /* head = [sign]["0"]["x"], written at constant indexes (a variable stack index makes clang
+     * emit pointer arithmetic the verifier refuses) */
+    char x = conv == STP_CONV_X ? 'X' : 'x';
+    int has0 = (flags & STP_FLAG_ALT) && (base == 8 || base == 16);
+    int hasx = (flags & STP_FLAG_ALT) && base == 16;
+    f.hl = (sign ? 1 : 0) + has0 + hasx;
+    if (sign) {
+      f.head[0] = sign;
+      f.head[1] = '0';
+      f.head[2] = x;
+    } else {
+      f.head[0] = '0';
+      f.head[1] = x;
+    }
+    f.lead = (flags & (STP_FLAG_ZERO | STP_FLAG_MINUS)) ? 0 : size;
+    f.zeros = ((flags & STP_FLAG_ZERO) ? size : 0) + prec - nd;
+    f.trail = (flags & STP_FLAG_MINUS) ? size : 0;
+    f.bl = nd;
+    f.body_rev = 1;
+    pos = stp_fmt_field_emit(&f);
   }
-  if (sign)
-    pos = stp_fmt_putc(buf, cap, pos, sign);
-  if (flags & STP_FLAG_ALT) {
-    if (base == 8 || base == 16)
-      pos = stp_fmt_putc(buf, cap, pos, '0');
-    if (base == 16)
-      pos = stp_fmt_putc(buf, cap, pos, conv == STP_CONV_X ? 'X' : 'x');
-  }
-  if (!(flags & STP_FLAG_MINUS)) {
-    pos = stp_fmt_pad(buf, cap, pos, size, (flags & STP_FLAG_ZERO) ? '0' : ' ');
-    size = 0;
-  }
-  pos = stp_fmt_pad(buf, cap, pos, prec - nd, '0');
-  for (k = 23; k >= 0; k--)
-    if (k < nd)
-      pos = stp_fmt_putc(buf, cap, pos, digits[k & 31]);
-  pos = stp_fmt_pad(buf, cap, pos, size, ' ');
   return stp_fmt_end(buf, cap, pos);
 }
 
@@ -358,11 +501,14 @@ STP_FMT_INLINE uint32_t stp_fmt_long_spec(char *buf, uint32_t cap, uint32_t pos,
  * as \0; else stop at the first NUL. At most min(outlen, cap-1) characters are written; when
  * `quoted` the text is wrapped in "..." and a cut text ends with `"...` (outlen 50 keeps 45
  * characters of text). An escape is never split. */
-STP_FMT_INLINE int stp_text_unit(const uint8_t *in, uint32_t i, uint32_t inlen, int buffer,
-                                 char out[12], uint32_t *consumed)
+STP_FMT_INLINE int stp_text_unit(const uint8_t *in, uint32_t cap, uint32_t i, uint32_t inlen,
+                                 int buffer, char out[12], uint32_t *consumed)
 {
   const char *hexu = "0123456789ABCDEF";
-  uint8_t ch = in[i];
+  uint8_t ch;
+  uint32_t ii = i;
+  STP_FMT_OPAQUE(ii);
+  ch = in[ii & (cap - 1) & STP_FMT_BPF_MASK];
   char e = 0;
   uint32_t need = 0, cp = 0, k;
   *consumed = 1;
@@ -398,7 +544,9 @@ STP_FMT_INLINE int stp_text_unit(const uint8_t *in, uint32_t i, uint32_t inlen, 
       if (k > need)
         break;
       if (i + k >= inlen) { ok = 0; break; }
-      cc = in[i + k];
+      ii = i + k;
+      STP_FMT_OPAQUE(ii);
+      cc = in[ii & (cap - 1) & STP_FMT_BPF_MASK];
       if ((cc & 0xc0) != 0x80) { ok = 0; break; }
       cp = (cp << 6) | (cc & 0x3f);
     }
@@ -424,46 +572,74 @@ STP_FMT_INLINE int stp_text_unit(const uint8_t *in, uint32_t i, uint32_t inlen, 
   return 4;
 }
 
-/* Writes from out[0]; returns the length written (NUL-terminated). inlen is clamped to cap. */
+struct stp_text_st {
+  char *out;
+  const uint8_t *in;
+  uint32_t cap, inlen, pos, i, cut, limit, max;
+  int32_t buffer, truncated;
+};
+
+static long stp_text_cb(uint32_t it, void *ctx)
+{
+  struct stp_text_st *t = (struct stp_text_st *)ctx;
+  char unit[12];
+  uint32_t used = 1, n, k, ii = t->i;
+  (void)it;
+  STP_FMT_OPAQUE(ii);
+  if (t->i >= t->inlen || (!t->buffer && !t->in[ii & (t->cap - 1) & STP_FMT_BPF_MASK]))
+    return 1;
+  n = (uint32_t)stp_text_unit(t->in, t->cap, t->i, t->inlen, t->buffer, unit, &used);
+  if (t->pos + n > t->limit) {
+    t->truncated = 1;
+    return 1;
+  }
+  for (k = 0; k < 12; k++)
+    if (k < n)
+      t->pos = stp_fmt_putc(t->out, t->cap, t->pos, unit[k]);
+  t->i += used;
+  if (t->pos + 4 <= t->max)
+    t->cut = t->pos;  /* the text so far still leaves room for `"...` */
+  return 0;
+}
+
+/* Writes from out[0]; returns the length written (NUL-terminated). inlen is clamped to cap; in
+ * must be readable for cap bytes. */
 STP_FMT_INLINE uint32_t stp_text_escape(char *out, uint32_t cap, uint32_t outlen,
                                         const uint8_t *in, uint32_t inlen, int quoted, int buffer)
 {
-  uint32_t max = outlen < cap - 1 ? outlen : cap - 1;  /* visible characters */
-  uint32_t pos = 0, i = 0, cut = 0, limit, it;
-  int truncated = 0;
+  struct stp_text_st t;
+  uint32_t pos = 0;
+  t.max = outlen < cap - 1 ? outlen : cap - 1;  /* visible characters */
   if (inlen > cap)
     inlen = cap;
   if (quoted) {
-    if (max < 5)
-      max = 5;  /* cap >= 16, so `"..."` always fits */
+    if (t.max < 5)
+      t.max = 5;  /* cap >= 16, so `"..."` always fits */
     pos = stp_fmt_putc(out, cap, pos, '"');
-    cut = pos;
-    limit = max - 1;  /* leave room for the closing quote */
+    t.limit = t.max - 1;  /* leave room for the closing quote */
   } else {
-    limit = max;
+    t.limit = t.max;
   }
-  for (it = 0; it < cap; it++) {
-    char unit[12];
-    uint32_t used, n, k;
-    if (i >= inlen || (!buffer && !in[i]))
-      break;
-    n = (uint32_t)stp_text_unit(in, i, inlen, buffer, unit, &used);
-    if (pos + n > limit) {
-      truncated = 1;
-      break;
-    }
-    for (k = 0; k < 12; k++)
-      if (k < n)
-        pos = stp_fmt_putc(out, cap, pos, unit[k]);
-    i += used;
-    if (pos + 4 <= max)
-      cut = pos;  /* the text so far still leaves room for `"...` */
-  }
+  t.out = out;
+  t.in = in;
+  t.cap = cap;
+  t.inlen = inlen;
+  t.pos = pos;
+  t.cut = pos;
+  t.i = 0;
+  t.buffer = buffer;
+  t.truncated = 0;
+  STP_FMT_FOR(cap, stp_text_cb, &t);
+  pos = t.pos;
   if (quoted) {
-    if (truncated)
-      pos = stp_fmt_lit(out, cap, cut, "\"...", 4);
-    else
+    if (t.truncated) {
+      pos = stp_fmt_putc(out, cap, t.cut, '"');
+      pos = stp_fmt_putc(out, cap, pos, '.');
+      pos = stp_fmt_putc(out, cap, pos, '.');
+      pos = stp_fmt_putc(out, cap, pos, '.');
+    } else {
       pos = stp_fmt_putc(out, cap, pos, '"');
+    }
   }
   return stp_fmt_end(out, cap, pos);
 }

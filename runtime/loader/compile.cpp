@@ -298,7 +298,8 @@ int pass4_compile(Session& s) {
 
   std::string tmp_bpf = tmp + "/" + name + ".bpf.o", tmp_so = tmp + "/" + name + ".so";
   if (want_bpf) {
-    std::vector<std::string> argv = {clang, "-target", "bpf", "-O2", "-g", "-D__UKSTAP_BPF__",
+    // -mcpu=v3: the runtime uses 32-bit atomics and jumps (runtime/bpf/stp_bpf.h).
+    std::vector<std::string> argv = {clang, "-target", "bpf", "-mcpu=v3", "-O2", "-g", "-D__UKSTAP_BPF__",
                                      "-D__TARGET_ARCH_" + target_arch(), "-I" + runtime,
                                      "-I" + vmlinux_dir};
     if (std::string ma = multiarch_include(); !ma.empty()) argv.push_back("-idirafter" + ma);

@@ -95,7 +95,7 @@ int main(int argc, char **argv)
   struct bpf_map *ro = bpf_object__find_map_by_name(obj, ".rodata");
   size_t off;
   if (ro && find_var(obj, ".rodata", "stp_config", &off) == 0) {
-    size_t sz; char *init = bpf_map__initial_value(ro, &sz);
+    size_t sz; char *init = (char *)bpf_map__initial_value(ro, &sz);
     struct stp_config cfg = {0};
     cfg.nr_cpus = ncpu; cfg.target_pid = 4242; cfg.runtime_pid = getpid(); cfg.runtime_uid = getuid();
     memcpy(init + off, &cfg, sizeof cfg);

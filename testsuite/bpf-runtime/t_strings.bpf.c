@@ -34,19 +34,21 @@ STP_PROBE_TRACEPOINT(0, "syscalls", "sys_enter_getppid")
   STP_ACTION(c, 1);
   stp_str_lit(c->l.probe.p0.s0, "hello");
   stp_str_lit(c->l.probe.p0.s1, ", world");
-#define CAT(i) stp_str_cat(c, c->l.probe.p0.s##i, c->l.probe.p0.s0); stp_str_cat(c, c->l.probe.p0.s##i, c->l.probe.p0.s1);
+  c->l.probe.p0.x = 0;
+  c->l.probe.p0.n = 0;
+#define CAT(i) if (i >= 2) { stp_str_cat(c, c->l.probe.p0.s##i, c->l.probe.p0.s0); stp_str_cat(c, c->l.probe.p0.s##i, c->l.probe.p0.s1); }
   S20(CAT)
-#define CMP(i) c->l.probe.p0.x += stp_str_cmp(c, c->l.probe.p0.s##i, c->l.probe.p0.s0) != 0;
+#define CMP(i) c->l.probe.p0.x += stp_str_cmp(c, c->l.probe.p0.s##i, c->l.probe.p0.s2) != 0;
   S20(CMP)
-  /* s0 = "hellohello, world" now, s1 = ", world, world", s2.. = "hello, world" */
+  /* s0 = "hello", s1 = ", world", s2..s19 = "hello, world": x = 2 */
   c->l.probe.p0.r0 = stp_str_cmp(c, c->l.probe.p0.s2, "hello, world");     /* 0 */
   c->l.probe.p0.r1 = stp_str_cmp(c, c->l.probe.p0.s2, "hello, worlds") < 0; /* 1 */
-  c->l.probe.p0.r2 = stp_str_len(c, c->l.probe.p0.s0);                     /* 17 */
+  c->l.probe.p0.r2 = stp_str_len(c, c->l.probe.p0.s2);                     /* 12 */
   stp_str_cat(c, c->l.probe.p0.s3, c->l.probe.p0.s3);                       /* s = s . s */
   /* fill s4 to the limit: 30 cats of 12 chars cut at MAXSTRINGLEN-1 */
   for (int i = 0; i < 30; i++)
     stp_str_cat(c, c->l.probe.p0.s4, c->l.probe.p0.s2);
-  c->l.probe.p0.r3 = stp_str_len(c, c->l.probe.p0.s4);                     /* min(372, MAX-1) */
+  c->l.probe.p0.r3 = stp_str_len(c, c->l.probe.p0.s4);                     /* min(360, MAX-1) */
   stp_str_copy(c, g->s, c->l.probe.p0.s2);
   g->count = g->count + 1;
 

@@ -1040,6 +1040,8 @@ int Emitter::run() {
     if (!known) head << "#define " << name << " " << (v.empty() ? "1" : v) << "\n";
   }
   head << "#include \"stp_runtime.h\"\n\n";
+  // GPL: the helpers a tracer needs (bpf_probe_read_*_str, ...) are GPL-only.
+  head << "#ifdef __UKSTAP_BPF__\nchar LICENSE[] SEC(\"license\") = \"GPL\";\n#endif\n\n";
   for (auto* e : s_.embeds) head << e->code << "\n";
 
   try {

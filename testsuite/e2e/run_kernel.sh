@@ -1,0 +1,438 @@
+#!/bin/bash
+# Pass 3-5 with kernel-context probes (BPF): syscall tracepoints, timer.profile, uprobes, and the
+# native begin/end/timer probes reading what they filled.
+#
+# Every expectation comes from outside ukstap: STAP-FORMATS.md text (§1 histograms, §2 global
+# display, §3 printf table, §5 errors, §7 argstr/retstr), strace's own counts, the test program's
+# own record of what it did (testsuite/e2e/progs/ktarget.c), CONFIG_HZ, and bpftool's view of the
+# kernel. Root only; under CI=true not being root is a failure, never a skip.
+. "$(dirname "$0")/../e2e-lib.sh"
+NL=$'\n'
+if [ "$(id -u)" != 0 ]; then
+  if [ -n "${CI:-}" ]; then echo "FAIL: run_kernel needs root in CI"; T_FAILED=1; fi
+  echo "SKIP: run_kernel.sh needs root (BPF); rerun as root"
+  t_done; exit
+fi
+export XDG_CACHE_HOME="$T_TMP/cache"
+PASS5_FAILED='Pass 5: run failed.  [man error::pass5]'
+
+KT=$T_TMP/ktarget
+if ! gcc -O2 -g -Wall -o "$KT" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/ktarget.c" 2> "$T_TMP/gcc.err"; then
+  echo "FAIL: cannot build the target program"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
+fi
+
+# check DESCRIPTION CONDITION... : a test whose command is a shell condition; on failure the
+# condition's own stderr explains.
+# uk_o ARGS...: ukstap -o FILE ARGS, then the script's output (FILE) on stdout; the -c target's
+# own stdout goes to $T_TMP/uko.prog. Exit status is ukstap's.
+uk_o() {
+  local rc=0
+  rm -f "$T_TMP/uko"
+  "$UKSTAP" -o "$T_TMP/uko" "$@" > "$T_TMP/uko.prog" || rc=$?
+  cat "$T_TMP/uko" 2>/dev/null
+  return $rc
+}
+# uk_to OUT PROG ARGS...: the same, keeping the script's output in OUT and the target's in PROG
+uk_to() {
+  local out=$1 prog=$2 rc=0
+  shift 2
+  rm -f "$out"
+  "$UKSTAP" -o "$out" "$@" > "$prog" || rc=$?
+  return $rc
+}
+# keep NAME CMD...: run CMD, keeping copies of its stdout/stderr in $T_TMP/NAME.out/.err
+keep() {
+  local n=$1 rc=0
+  shift
+  "$@" > "$T_TMP/$n.out" 2> "$T_TMP/$n.err" || rc=$?
+  cat "$T_TMP/$n.out"; cat "$T_TMP/$n.err" >&2
+  return $rc
+}
+fail_msg() { echo "$*" >&2; return 1; }
+in_range() {  # in_range WHAT VALUE LO HI
+  [[ $2 =~ ^-?[0-9]+$ ]] || fail_msg "$1: not a number: '$2'" || return 1
+  [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] || fail_msg "$1: $2 not in [$3, $4]"
+}
+
+# ================================================================= syscall counts vs strace
+# `ls /` under ukstap -c and under strace -f -c; both with stdout on /dev/null (same ioctls).
+# Differences that are justified and tolerated:
+#  - execve: ukstap runs -c with execvp, which tries every PATH directory before /usr/bin/ls
+#    (failed execve calls); strace resolves the path itself and execs once;
+#  - exit_group: strace -c does not list it (it never returns), the tracepoint sees it;
+#  - the child's own last calls between the probes going live and execve (close/read/write of
+#    its start-up pipe, at most a few), before `ls` exists.
+# Everything else must match exactly, openat and getdents64 included.
+SC_SCRIPT='global c; probe syscall_any { if (pid() == target()) c[name]++ }
+probe end { foreach (n in c) printf("%s %d\n", n, c[n]) }'
+t "syscall_any counts: run" 0 '' '' -- "$UKSTAP" -o "$T_TMP/sc.uk" -c 'ls /' -e "$SC_SCRIPT" > /dev/null
+strace -f -c -U calls,name -o "$T_TMP/sc.strace" ls / > /dev/null
+awk 'NF == 2 && $1 ~ /^[0-9]+$/ && $2 != "total" { print $2, $1 }' "$T_TMP/sc.strace" | sort > "$T_TMP/sc.want"
+cmp_counts() {  # cmp_counts WANT GOT
+  local bad=0 name w g
+  sort "$2" > "$2.sorted"
+  [ -s "$1" ] || fail_msg "strace counted nothing" || return 1
+  for name in $(cat "$1" "$2.sorted" | awk '{print $1}' | sort -u); do
+    w=$(awk -v n="$name" '$1 == n { print $2 }' "$1"); w=${w:-0}
+    g=$(awk -v n="$name" '$1 == n { print $2 }' "$2.sorted"); g=${g:-0}
+    case $name in
+      execve) [ "$g" -ge 1 ] && [ "$g" -le $((w + 8)) ] || { echo "execve: strace $w, ukstap $g" >&2; bad=1; } ;;
+      exit_group) [ "$g" = 1 ] || { echo "exit_group: ukstap $g (want 1)" >&2; bad=1; } ;;
+      close|read|write|dup2|rt_sigprocmask|rt_sigaction|fcntl)
+        [ "$g" -ge "$w" ] && [ "$g" -le $((w + 3)) ] || { echo "$name: strace $w, ukstap $g (pre-exec slack 3)" >&2; bad=1; } ;;
+      *) [ "$g" = "$w" ] || { echo "$name: strace $w, ukstap $g" >&2; bad=1; } ;;
+    esac
+  done
+  return $bad
+}
+t "syscall_any counts match strace -c (ls /)" 0 '' '' -- cmp_counts "$T_TMP/sc.want" "$T_TMP/sc.uk"
+t "getdents64 and openat counted exactly" 0 '' '' -- sh -c "
+  for n in getdents64 openat; do
+    w=\$(awk -v n=\$n '\$1 == n { print \$2 }' '$T_TMP/sc.want'); g=\$(awk -v n=\$n '\$1 == n { print \$2 }' '$T_TMP/sc.uk')
+    [ -n \"\$w\" ] && [ \"\$w\" = \"\$g\" ] || { echo \"\$n: strace \$w, ukstap \$g\" >&2; exit 1; }
+  done"
+# syscall.* (the per-syscall aliases) for the two exact ones
+t "syscall.openat/getdents count: run" 0 '' '' -- "$UKSTAP" -o "$T_TMP/sc2.uk" -c 'ls /' -e \
+  'global o, d; probe syscall.openat { if (pid() == target()) o++ } probe syscall.getdents { if (pid() == target()) d++ }
+   probe end { printf("openat %d\ngetdents64 %d\n", o, d) }' > /dev/null
+t "syscall.openat/getdents counts match strace" 0 \
+  "$(awk '$1 == "openat" || $1 == "getdents64"' "$T_TMP/sc.want" | sort)$NL" '' -- sort "$T_TMP/sc2.uk"
+
+# ================================================================= openat argstr / retstr (§7)
+mkdir -p "$T_TMP/od"
+OPEN_SCRIPT='probe syscall.openat { if (pid() == target()) printf("%s\n", argstr) }
+probe syscall.openat.return { if (pid() == target()) printf("= %s\n", retstr) }'
+t "openat argstr: run" 0 '' '' -- "$UKSTAP" -o "$T_TMP/open.uk" -c "$KT open $T_TMP/od" -e "$OPEN_SCRIPT" > "$T_TMP/open.prog"
+# the program's own record: creat 3, enoent -2, dir 4, rel 5, excl 6, eexist -17
+rec() { awk -v k="$1" '$1 == k { print $2 }' "$T_TMP/open.prog"; }
+D=$T_TMP/od
+OPEN_WANT="AT_FDCWD, \"$D/out.txt\", O_WRONLY|O_CREAT|O_TRUNC, 0666
+= $(rec creat)
+AT_FDCWD, \"/nonexistent/ukstap-e2e\", O_RDONLY
+= -2 (ENOENT)
+AT_FDCWD, \"$D\", O_RDONLY|O_DIRECTORY
+= $(rec dir)
+$(rec dir), \"out.txt\", O_RDWR|O_APPEND|O_CLOEXEC
+= $(rec rel)
+AT_FDCWD, \"$D/excl.txt\", O_WRONLY|O_CREAT|O_EXCL, 0640
+= $(rec excl)
+AT_FDCWD, \"$D/excl.txt\", O_WRONLY|O_CREAT|O_EXCL, 0640
+= -17 (EEXIST)
+"
+t "program recorded its opens" 0 '' '' -- sh -c "[ '$(rec enoent)' = -2 ] && [ '$(rec eexist)' = -17 ] && [ -n '$(rec creat)' ]"
+# the target's own openat calls come after the dynamic loader's: compare the last 12 lines
+t "openat argstr and retstr (§7)" 0 "$OPEN_WANT" '' -- tail -n 12 "$T_TMP/open.uk"
+
+# ================================================================= timers
+t "timer.ms(100) over -T 2: run" 0 '' '' -- "$UKSTAP" -o "$T_TMP/tms.uk" -T 2 -e \
+  'global n; probe timer.ms(100) { n++ } probe end { printf("%d\n", n) }'
+t "timer.ms(100) fires 20 +-4 times in 2 s" 0 '' '' -- in_range "timer.ms(100) count" "$(cat "$T_TMP/tms.uk" 2>/dev/null)" 16 24
+t "timer.s(1) over -T 3.5: run" 0 '' '' -- "$UKSTAP" -o "$T_TMP/ts.uk" -T 3.5 -e \
+  'global n; probe timer.s(1) { n++ } probe end { printf("%d\n", n) }'
+t "timer.s(1) fires 3 +-1 times in 3.5 s" 0 '' '' -- in_range "timer.s(1) count" "$(cat "$T_TMP/ts.uk" 2>/dev/null)" 2 4
+HZ=$( { zcat /proc/config.gz 2>/dev/null || cat "/boot/config-$(uname -r)" 2>/dev/null; } | sed -n 's/^CONFIG_HZ=//p')
+t "timer.profile on a 1 s busy loop: run" 0 '' '' -- "$UKSTAP" -o "$T_TMP/tp.uk" -c "$KT busy 1000" -e \
+  'global n, u; probe timer.profile { if (pid() == target()) { n++; u += user_mode() } } probe end { printf("%d %d\n", n, u) }'
+read -r TP_N TP_U < "$T_TMP/tp.uk" 2>/dev/null
+if [ -n "$HZ" ]; then
+  # one busy thread for 1 s is sampled about CONFIG_HZ times
+  t "timer.profile samples ~CONFIG_HZ=$HZ per busy second" 0 '' '' -- in_range "timer.profile samples" "${TP_N:-}" $((HZ / 2)) $((HZ * 3 / 2))
+else
+  t "timer.profile samples > 0 (CONFIG_HZ unknown)" 0 '' '' -- in_range "timer.profile samples" "${TP_N:-}" 1 100000
+fi
+t "timer.profile: a user-space spin is sampled mostly in user mode" 0 '' '' -- \
+  sh -c "[ -n '${TP_U:-}' ] && [ '${TP_U:-0}' -ge $(( ${TP_N:-0} * 8 / 10 )) ] && [ '${TP_U:-0}' -gt 0 ] || { echo 'user_mode samples ${TP_U:-?} of ${TP_N:-?}' >&2; exit 1; }"
+
+# ================================================================= histograms (§1)
+# row LABEL COUNT VALSPACE CNTSPACE: one histogram row per §1 layout (scale 1)
+row() { local bars; bars=$(printf '%*s' "$2" '' | tr ' ' '@'); printf "%${3}s |%s%$((50 - $2 + 1 + $4))s\n" "$1" "$bars" "$2"; }
+HDR="value |-------------------------------------------------- count"
+# §1 example, copied verbatim, plus the closing empty line
+LINEAR_WANT='value |-------------------------------------------------- count
+   <0 |@                                                  1
+    0 |@                                                  1
+   10 |@@@                                                3
+   20 |                                                   0
+   30 |                                                   0
+      ~
+   90 |                                                   0
+  100 |                                                   0
+ >100 |@                                                  1
+
+'
+# sanity: the row() generator reproduces the §1 example
+t "row() helper reproduces the §1 linear example" 0 "$LINEAR_WANT" '' -- sh -c "
+  echo '$HDR'; $(declare -f row); row '<0' 1 5 1; row 0 1 5 1; row 10 3 5 1; row 20 0 5 1; row 30 0 5 1; echo '      ~';
+  row 90 0 5 1; row 100 0 5 1; row '>100' 1 5 1; echo"
+LOG_WANT="$HDR
+$(row 0 1 5 1)
+$(row 1 1 5 1)
+$(row 2 3 5 1)
+$(row 4 3 5 1)
+$(row 8 0 5 1)
+$(row 16 0 5 1)
+      ~
+$(row 128 0 5 1)
+$(row 256 0 5 1)
+$(row 512 1 5 1)
+$(row 1024 0 5 1)
+$(row 2048 0 5 1)
+
+"
+t "@hist_linear §1 example (begin)" 0 "$LINEAR_WANT" '' -- "$UKSTAP" -e \
+  'global h; probe begin { h <<< -5; h <<< 3; h <<< 15; h <<< 15; h <<< 15; h <<< 250; print(@hist_linear(h, 0, 100, 10)); exit() }'
+t "@hist_log §1 example (begin)" 0 "$LOG_WANT" '' -- "$UKSTAP" -e \
+  'global h; probe begin { h <<< 0; h <<< 1; h <<< 2; h <<< 3; h <<< 3; h <<< 5; h <<< 6; h <<< 7; h <<< 1000; print(@hist_log(h)); exit() }'
+# the same values arriving from a kernel probe: read(987, NULL, V) makes count == V
+READS="0 1 2 3 3 5 6 7 1000"
+t "@hist_log and aggregates filled in syscall.read, printed in end" 0 \
+  "${LOG_WANT}count=9 sum=1027 min=0 max=1000 avg=114${NL}" '' -- uk_o -c "$KT reads $READS" -e \
+  'global h; probe syscall.read { if (pid() == target() && fd == 987) h <<< count }
+   probe end { print(@hist_log(h)); printf("count=%d sum=%d min=%d max=%d avg=%d\n", @count(h), @sum(h), @min(h), @max(h), @avg(h)) }'
+t "@hist_linear filled in syscall.read" 0 "$LINEAR_WANT" '' -- uk_o -c "$KT reads 2 10 22 22 22 257" -e \
+  'global h; probe syscall.read { if (pid() == target() && fd == 987) h <<< count - 7 }
+   probe end { print(@hist_linear(h, 0, 100, 10)) }'
+
+# ================================================================= foreach sorting (§2)
+# a: insertion order (b,2)=5 (a,1)=3 (c,1)=5 (a,3)=1 (b,1)=3; stable sorts keep it for ties.
+FE_FILL='a["b",2] = 5; a["a",1] = 3; a["c",1] = 5; a["a",3] = 1; a["b",1] = 3
+  s["x"] <<< 1; s["y"] <<< 5; s["y"] <<< 5; s["y"] <<< 5; s["z"] <<< 10; s["z"] <<< 10; s["w"] <<< 1; s["w"] <<< 1; s["w"] <<< 1'
+FE_PRINT='foreach ([x,y] in a+) printf("%s,%d=%d ", x, y, a[x,y]); println("")
+  foreach ([x,y] in a-) printf("%s,%d=%d ", x, y, a[x,y]); println("")
+  foreach ([x+,y] in a) printf("%s,%d=%d ", x, y, a[x,y]); println("")
+  foreach ([x-,y] in a) printf("%s,%d=%d ", x, y, a[x,y]); println("")
+  foreach ([x,y+] in a) printf("%s,%d=%d ", x, y, a[x,y]); println("")
+  foreach ([x,y-] in a) printf("%s,%d=%d ", x, y, a[x,y]); println("")
+  foreach ([x,y] in a- limit 2) printf("%s,%d=%d ", x, y, a[x,y]); println("")
+  foreach ([x+,y] in a limit 3) printf("%s,%d=%d ", x, y, a[x,y]); println("")
+  foreach (k in s-) printf("%s:%d ", k, @count(s[k])); println("")
+  foreach (k in s+) printf("%s:%d ", k, @count(s[k])); println("")
+  foreach (k in s @sum-) printf("%s:%d ", k, @sum(s[k])); println("")
+  foreach (k in s- limit 1) printf("%s:%d ", k, @count(s[k])); println("")'
+FE_WANT='a,3=1 a,1=3 b,1=3 b,2=5 c,1=5 
+b,2=5 c,1=5 a,1=3 b,1=3 a,3=1 
+a,1=3 a,3=1 b,2=5 b,1=3 c,1=5 
+c,1=5 b,2=5 b,1=3 a,1=3 a,3=1 
+a,1=3 c,1=5 b,1=3 b,2=5 a,3=1 
+a,3=1 b,2=5 a,1=3 c,1=5 b,1=3 
+b,2=5 c,1=5 
+a,1=3 a,3=1 b,2=5 
+y:3 w:3 z:2 x:1 
+x:1 z:2 y:3 w:3 
+z:20 y:15 w:3 x:1 
+y:3 
+'
+t "foreach sorting, filled in begin" 0 "$FE_WANT" '' -- "$UKSTAP" -e "global a, s
+probe begin { $FE_FILL
+  $FE_PRINT
+  exit() }"
+# the same arrays filled by a kernel probe (one read per insertion, in order), sorted in end
+t "foreach sorting, filled in syscall.read" 0 "$FE_WANT" '' -- uk_o -c "$KT reads 1 2 3 4 5 6 7 8 9 10 11 12 13 14" -e "global a, s
+probe syscall.read { if (pid() == target() && fd == 987) {
+  if (count == 1) a[\"b\",2] = 5; if (count == 2) a[\"a\",1] = 3; if (count == 3) a[\"c\",1] = 5
+  if (count == 4) a[\"a\",3] = 1; if (count == 5) a[\"b\",1] = 3
+  if (count == 6) s[\"x\"] <<< 1; if (count >= 7 && count <= 9) s[\"y\"] <<< 5
+  if (count == 10) s[\"z\"] <<< 10; if (count == 11) s[\"z\"] <<< 10; if (count >= 12) s[\"w\"] <<< 1 } }
+probe end { $FE_PRINT }"
+
+# ================================================================= end-of-run global display (§2)
+DUMP_WANT='end
+x=42
+s="str"
+q="a"b"
+neg=-7
+e @count=0x0
+st @count=9 @min=0 @max=1000 @sum=1027 @avg=114
+arr["two",2]=4
+arr["three",3]=4
+arr["one",1]=1
+sarr["y",2] @count=9 @min=0 @max=1000 @sum=1027 @avg=114
+sarr["x",1] @count=2 @min=3 @max=3 @sum=6 @avg=3
+iota[2]="zwei"
+iota[1]="eleven"
+'
+t "global display, every §2 row kind, set in syscall.read" 0 "$DUMP_WANT" '' -- uk_o -c "$KT reads $READS" -e '
+global x, s, q, neg, e, st, arr, sarr, iota
+probe syscall.read {
+  if (pid() == target() && fd == 987) {
+    x = 42; s = "str"; q = "a\"b"; neg = -7
+    if (count == 123456) e <<< 1
+    st <<< count
+    arr["one",1] = 1; arr["two",2] = 4; arr["three",3] = 4
+    sarr["y",2] <<< count
+    if (count == 3) sarr["x",1] <<< count
+    iota[1] = "eleven"; iota[2] = "zwei"
+  }
+}
+probe end { println("end") }'
+t "global display, set in begin, stats empty and scalar" 0 $'n=7\nagg @count=0x0\nphi @count=4 @min=1 @max=4 @sum=10 @avg=2\n' '' -- "$UKSTAP" -e '
+global n, agg, phi
+probe begin { n = 7; if (n == 8) agg <<< 1; phi <<< 1; phi <<< 2; phi <<< 3; phi <<< 4; exit() }'
+
+# ================================================================= uprobes
+UP_SCRIPT="probe process(\"$KT\").function(\"work\") { printf(\"%d %d\\n\", pid(), \$n) }
+probe process(\"$KT\").function(\"work\").return { printf(\"%d\\n\", \$return) }"
+t "uprobe work() entry/return: run" 0 '' '' -- uk_to "$T_TMP/up.uk" "$T_TMP/up.prog" -c "$KT work 6" -e "$UP_SCRIPT"
+UP_PID=$(awk '$1 == "pid" { print $2 }' "$T_TMP/up.prog")
+UP_WANT=$(awk -v p="$UP_PID" '$1 == "work" { printf "%s %d\n%s\n", p, i++, $2 }' "$T_TMP/up.prog")
+t "program ran work() 6 times" 0 '' '' -- sh -c "[ \$(grep -c '^work ' '$T_TMP/up.prog') = 6 ] && [ -n '$UP_PID' ]"
+t "uprobe: pid and \$n at entry, \$return, as the program recorded" 0 "$UP_WANT$NL" '' -- cat "$T_TMP/up.uk"
+t "uprobe entry and return counts" 0 $'6 6\n' '' -- uk_o -c "$KT work 6" -e \
+  "global e, r; probe process(\"$KT\").function(\"work\") { e++ } probe process(\"$KT\").function(\"work\").return { r++ }
+   probe end { printf(\"%d %d\\n\", e, r) }"
+
+# ================================================================= printf conversions (§3)
+# Numbers from a kernel probe are computed from count (= 42, the program's read size), so the
+# values are only known at run time; the format is applied in user space from binary arguments.
+PF_FMT='"%5d|%05d|%-5d|%+d|% d|%.3d|%u|%x|%#X|%#x|%#o|%#o|%p|%10p|%i|%o|%X|%ld|[%5s][%-5s][%.2s][%s]|%c%#c%#c|%%\n"'
+PF_WANT='  -42|-0042|42   |+0| 0|-001|18446744073709551615|ffffffffffffffd6|0X2A|0x0|00|010|0x0|      0x2a|42|10|FF|7|[  abc][abc  ][ab][ktarget]|A\n\326|%
+'
+t "printf §3 table from begin" 0 "$PF_WANT" '' -- "$UKSTAP" -e "probe begin { printf($PF_FMT,
+  -42, -42, 42, 0, 0, -1, -1, -42, 42, 0, 0, 8, 0, 42, 42, 8, 255, 7, \"abc\", \"abc\", \"abc\", \"ktarget\", 65, 10, 214); exit() }"
+t "printf §3 table from a kernel probe" 0 "$PF_WANT" '' -- uk_o -c "$KT reads 42" -e "probe syscall.read { if (pid() == target() && fd == 987) { v = count
+  printf($PF_FMT, -v, -v, v, v - v, v - v, v - v - 1, v - v - 1, -v, v, v - v, v - v, v - 34, v - v, v, v, v - 34, v + 213, v - 35,
+    \"abc\", \"abc\", \"abc\", execname(), v + 23, v - 32, v + 172) } }"
+t "print/println/printd/printdln/sprint from a kernel probe" 0 $'42ab\n42,x,41\n42-x\n[42]\n' '' -- uk_o -c "$KT reads 42" -e \
+  'probe syscall.read { if (pid() == target() && fd == 987) { v = count; print(v, "a"); println("b"); printdln(",", v, "x", v - 1); printd("-", v, "x"); println(""); println(sprint("[", v, "]")) } }'
+# %b: raw little-endian bytes, width 1/2/4/8 (default 8)
+B_WANT='2a 2a 00 2a 00 00 00 2a 00 00 00 00 00 00 00 fe ff'
+t "printf %b from a kernel probe (bytes via od)" 0 "$B_WANT$NL" '' -- sh -c "
+  \"\$0\" -c '$KT reads 42' -o '$T_TMP/b.uk' -e 'probe syscall.read { if (pid() == target() && fd == 987) printf(\"%1b%2b%4b%b%2b\", count, count, count, count, count - 44) }' > /dev/null &&
+  od -An -tx1 -v '$T_TMP/b.uk' | tr -s ' \n' ' ' | sed 's/^ //; s/ \$//'; echo" "$UKSTAP"
+t "printf %b from begin (bytes via od)" 0 "$B_WANT$NL" '' -- sh -c "
+  \"\$0\" -o '$T_TMP/b2.uk' -e 'probe begin { printf(\"%1b%2b%4b%b%2b\", 42, 42, 42, 42, -2); exit() }' &&
+  od -An -tx1 -v '$T_TMP/b2.uk' | tr -s ' \n' ' ' | sed 's/^ //; s/ \$//'; echo" "$UKSTAP"
+# %m / %M of user memory: write(987, "hello", 5)
+t "printf %#.5m and %#.5M of user memory" 0 $'[hello][68656c6c6f]\n' '' -- uk_o -c "$KT write5" -e \
+  'probe syscall.write { if (pid() == target() && fd == 987) printf("[%#.5m][%#.5M]\n", buf_uaddr, buf_uaddr) }'
+
+# ================================================================= errors (§3, §5)
+t "error() in a kernel probe" 1 '' "ERROR: boom${NL}WARNING: Number of errors: 1, skipped probes: 0${NL}$PASS5_FAILED${NL}" -- \
+  "$UKSTAP" -c "$KT getpid 1 1000" -e 'probe syscall.getpid { if (pid() == target()) error("boom") } probe end { println("end") }'
+DIV_SCRIPT='probe syscall.getpid { if (pid() == target()) { z = target() - pid(); x = 10 / z; println(x) } } probe end { println("end") }'
+DIV_PREFIX=${DIV_SCRIPT%%/*}
+t "division by zero in a kernel probe" 1 '' \
+  "ERROR: division by 0 near operator '/' at <input>:1:$(( ${#DIV_PREFIX} + 1 ))${NL}WARNING: Number of errors: 1, skipped probes: 0${NL}$PASS5_FAILED${NL}" -- \
+  "$UKSTAP" -c "$KT getpid 1 1000" -e "$DIV_SCRIPT"
+MAP_SCRIPT='global big_arr
+probe syscall.read { if (pid() == target() && fd == 987) big_arr[count] = 1 }
+probe end { println("end") }'
+t "MAXMAPENTRIES=4 overflow names the array" 1 '' \
+  "~^ERROR: Array overflow, check MAXMAPENTRIES near .*'big_arr' at <input>:2:" -- \
+  keep map "$UKSTAP" -D MAXMAPENTRIES=4 -c "$KT reads 1 2 3 4 5 6 7 8 9 10" -e "$MAP_SCRIPT"
+t "MAXMAPENTRIES overflow: end skipped, error counted" 0 '' '' -- sh -c "
+  grep -q '^end' '$T_TMP/map.out' && { echo 'end probe ran after the error' >&2; exit 1; }
+  grep -qx 'WARNING: Number of errors: 1, skipped probes: 0' '$T_TMP/map.err' || { echo 'no error count warning' >&2; exit 1; }"
+timed() {  # timed MAX_SECONDS CMD...: CMD's output and status; fails if it took longer
+  local s e rc=0; s=$(date +%s%N); "${@:2}" || rc=$?; e=$(date +%s%N)
+  [ $(( (e - s) / 1000000 )) -le $(( $1 * 1000 )) ] || { echo "took $(( (e - s) / 1000000 )) ms > $1 s" >&2; return 99; }
+  return $rc
+}
+# the target sleeps 6 s after getpid: the run must end long before, through exit()
+t "exit() in a kernel probe runs end probes" 0 $'hit\nend ran\n' '' -- timed 5 "$UKSTAP" -c "$KT getpid 1 6000" -e \
+  'probe syscall.getpid { if (pid() == target()) { println("hit"); exit() } } probe end { println("end ran") }'
+
+# ================================================================= nothing stays attached
+# bpf_objs [PID]: "KIND ID" of every BPF prog, map and link (and perf event fd) the kernel reports,
+# or only those owned by PID (bpftool's pids field; links also count when their program is
+# PID's). After the run every such ID must be gone: the kernel detaches when the last fd closes.
+bpf_objs() {
+  python3 - "${1:-}" <<'EOF'
+import json, subprocess, sys
+want = sys.argv[1]
+def j(*a):
+    try:
+        return json.loads(subprocess.run(["bpftool", "-j", *a], capture_output=True, text=True).stdout or "[]")
+    except Exception:
+        return []
+mine = lambda o: not want or any(str(p.get("pid")) == want for p in o.get("pids", []))
+progs = [o for o in j("prog", "show") if mine(o)]
+ids = {o["id"] for o in progs}
+for o in progs: print("prog", o["id"])
+for o in j("map", "show"):
+    if mine(o): print("map", o["id"])
+for o in j("link", "show"):
+    if mine(o) or o.get("prog_id") in ids: print("link", o["id"])
+for o in j("perf", "list"):
+    if (not want or str(o.get("pid")) == want) and (not want or o.get("prog_id") in ids): print("perf", o.get("prog_id"), o.get("pid"), o.get("fd"))
+EOF
+}
+tracefs_probes() { cat /sys/kernel/tracing/uprobe_events /sys/kernel/tracing/kprobe_events 2>/dev/null; true; }
+# still_there IDS_FILE: the objects of IDS_FILE that still exist (after up to 5 s for RCU)
+still_there() {
+  local i left
+  for i in $(seq 50); do
+    bpf_objs > "$T_TMP/objs.now"
+    left=$(grep -Fxf "$T_TMP/objs.now" "$1" | grep -v '^perf')
+    # perf event fds (any process) still running one of our programs
+    left="$left$(awk 'NR == FNR { if ($1 == "prog") p[$2] = 1; next } $1 == "perf" && ($2 in p) { printf " perf-fd:%s/%s", $3, $4 }' "$1" "$T_TMP/objs.now")"
+    [ -z "$left" ] && return 0
+    sleep 0.1
+  done
+  echo "still attached after exit: $(echo $left)" >&2; return 1
+}
+# wait_attached PID IDS_FILE: wait (compile included) until PID owns BPF programs; record them
+wait_attached() {
+  local i
+  for i in $(seq 600); do
+    kill -0 "$1" 2> /dev/null || return 1
+    bpf_objs "$1" > "$2"
+    grep -q '^prog' "$2" && grep -q '^link\|^perf' "$2" && { sleep 0.3; bpf_objs "$1" > "$2"; return 0; }
+    sleep 0.1
+  done
+  return 1
+}
+TRACEFS_BEFORE=$(tracefs_probes)
+DETACH_SCRIPT="global n, u
+probe syscall.getpid { n++ } probe timer.profile { n++ }
+probe process(\"$KT\").function(\"work\") { u++ }
+probe end { println(\"end\") }"
+for how in end INT TERM KILL; do
+  case $how in
+    end) "$UKSTAP" -w -T 3 -e "$DETACH_SCRIPT" > "$T_TMP/det.out" 2>&1 & ;;
+    *) "$UKSTAP" -w -e "$DETACH_SCRIPT" > "$T_TMP/det.out" 2>&1 & ;;
+  esac
+  pid=$!
+  if wait_attached $pid "$T_TMP/det.ids"; then attached=yes; else attached=no; fi
+  t "detach ($how): tracepoint, perf and uprobe programs were attached" 0 '' '' -- sh -c "[ $attached = yes ] || { echo 'ukstap pid $pid never owned BPF programs+links; output:' >&2; cat '$T_TMP/det.out' >&2; exit 1; }"
+  [ $how = end ] || kill -$how $pid 2> /dev/null
+  wait $pid; rc=$?
+  case $how in end|INT|TERM) want_rc=0 ;; KILL) want_rc=137 ;; esac
+  t "detach ($how): exit status" 0 '' '' -- sh -c "[ $rc = $want_rc ] || { echo 'exit status $rc, want $want_rc' >&2; cat '$T_TMP/det.out' >&2; exit 1; }"
+  [ $how = KILL ] || t "detach ($how): end probes ran" 0 '' '' -- grep -qx end "$T_TMP/det.out"
+  t "detach ($how): every program, map, link and perf event is gone" 0 '' '' -- still_there "$T_TMP/det.ids"
+  t "detach ($how): no uprobe/kprobe left in tracefs" 0 "${TRACEFS_BEFORE:+$TRACEFS_BEFORE$NL}" '' -- tracefs_probes
+done
+# a runtime error: the target calls getpid after 2 s, when the probes are known to be attached
+"$UKSTAP" -c "$KT later 2000" -e 'probe syscall.getpid { if (pid() == target()) error("boom") }
+  probe timer.profile { if (0) println("x") }' > "$T_TMP/det.out" 2>&1 &
+pid=$!
+if wait_attached $pid "$T_TMP/det.ids"; then attached=yes; else attached=no; fi
+wait $pid; rc=$?
+t "detach (runtime error): attached, then exit status 1" 0 '' '' -- sh -c "[ $attached = yes ] && [ $rc = 1 ] || { echo 'attached=$attached status=$rc' >&2; cat '$T_TMP/det.out' >&2; exit 1; }"
+t "detach (runtime error): ERROR line" 0 '' '' -- grep -qx 'ERROR: boom' "$T_TMP/det.out"
+t "detach (runtime error): everything gone" 0 '' '' -- still_there "$T_TMP/det.ids"
+# a script the verifier rejects (guru-mode embedded C reading address 8): load fails in pass 5,
+# and what was created before the failure (maps, other programs) must not survive
+bpf_objs > "$T_TMP/objs.before"
+t "verifier-rejected script fails pass 5" 1 '' "~Pass 5: run failed" -- keep verif "$UKSTAP" -g -e '
+function bad:long () %{ STAP_RETURN(*(volatile long *)8); %}
+probe syscall.getpid { println(bad()) } probe timer.profile { if (0) println("x") }'
+t "verifier-rejected script: the verifier is named" 0 '' '' -- grep -qi 'verif' "$T_TMP/verif.err"
+verifier_leaks() {
+  sleep 0.5; bpf_objs > "$T_TMP/objs.after"
+  local new; new=$(grep -vxFf "$T_TMP/objs.before" "$T_TMP/objs.after" | grep -v '^perf')
+  # objects from concurrent BPF users still have an owner; ours would be ownerless
+  [ -z "$new" ] && return 0
+  python3 - $new <<'EOF'
+import json, subprocess, sys
+a = sys.argv[1:]; bad = []
+for kind, i in zip(a[0::2], a[1::2]):
+    o = json.loads(subprocess.run(["bpftool", "-j", kind, "show", "id", i], capture_output=True, text=True).stdout or "{}")
+    if o and not o.get("pids"): bad.append(f"{kind} {i} {o.get('name', '')}")
+if bad: print("left behind without an owner:", bad, file=sys.stderr); sys.exit(1)
+EOF
+}
+t "verifier-rejected script leaves nothing behind" 0 '' '' -- verifier_leaks
+t "verifier-rejected: no uprobe/kprobe left in tracefs" 0 "${TRACEFS_BEFORE:+$TRACEFS_BEFORE$NL}" '' -- tracefs_probes
+t_done
