@@ -16,4 +16,8 @@
 #include "bpf/stp_bpf_probes.h"
 #include "bpf/stp_bpf_hooks.h"
 
+/* Sorted iteration runs natively only (runtime/README.md), but frame layouts are shared by both
+ * builds, so the BPF side needs the type's name and some size. */
+struct stp_iter { uint64_t unused[8]; };
+
 #endif /* STP_BPF_H */

@@ -31,6 +31,9 @@
 
 #include <bpf/bpf.h>
 
+/* Zero a key or value temp before filling it: map keys hash every byte. */
+#define STP_ZERO(c, ptr) memset((ptr), 0, sizeof(*(ptr)))
+
 #include "common/stp_format.h"
 #include "common/stp_limits.h"
 #include "common/stp_records.h"
@@ -343,7 +346,7 @@ static __always_inline void stp_n_log(struct stp_common *ck, const char *msg) { 
   __attribute__((constructor)) static void stp_nmap_reg_##name(void) { stp_nmap_link(&stp_nmap_##name); }
 
 #define STP_DEFINE_STATS(name, K, V, max, kind, start, stop, interval)               \
-  static struct stp_nmap stp_nmap_##name = {"stp_map_" #name, sizeof(K), sizeof(V), (max), 0, 1, (kind), (start), (stop), (interval), -1, 0, 0}; \
+  static struct stp_nmap stp_nmap_##name = {"stp_stat_" #name, sizeof(K), sizeof(V), (max), 0, 1, (kind), (start), (stop), (interval), -1, 0, 0}; \
   __attribute__((constructor)) static void stp_nmap_reg_##name(void) { stp_nmap_link(&stp_nmap_##name); }
 
 static int stp_n_nr_cpus(void)

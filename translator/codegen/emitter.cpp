@@ -111,7 +111,8 @@ std::string Emitter::Frame::add_field(const std::string& decl_type, const std::s
 }
 
 std::string Emitter::Frame::add_temp(const std::string& ctype, const std::string& base) {
-  std::string n = "__" + base + std::to_string(temps++);
+  // Not "__k8": GCC predefines __k8 on x86-64 (-march=k8).
+  std::string n = "tmp_" + base + std::to_string(temps++);
   if (ctype == "string") return add_field("char", n, "[STP_MAXSTRINGLEN]");
   return add_field(ctype, n);
 }
@@ -188,7 +189,7 @@ class BodyEmitter : public ast::Visitor {
     std::string v = eval(e);
     if (dynamic_cast<ast::LiteralNumber*>(e) || dynamic_cast<ast::LiteralString*>(e)) return v;
     if (is_str(e)) {
-      if (v.rfind(frame_.access + ".__s", 0) == 0) return v;  // already a private temp
+      if (v.rfind(frame_.access + ".tmp_s", 0) == 0) return v;  // already a private temp
       std::string t = tmp_str();
       line("stp_str_copy(c, " + t + ", " + v + ");");
       return t;
@@ -210,7 +211,7 @@ class BodyEmitter : public ast::Visitor {
     if (!mi) throw TranslateError("'" + g->name + "' is not an array", tok);
     if (mi->scalar) {
       std::string k = frame_.add_temp("struct stp_key_unit", "k");
-      line("STP_ZERO(" + k + ");");
+      line("STP_ZERO(c, &" + k + ");");
       return k;
     }
     std::vector<std::string> vals;
@@ -219,7 +220,7 @@ class BodyEmitter : public ast::Visitor {
       vals.push_back(eval_stable(i));
     }
     std::string k = frame_.add_temp("struct stp_key_" + em_.c_name(g->name), "k");
-    line("STP_ZERO(" + k + ");");
+    line("STP_ZERO(c, &" + k + ");");
     for (size_t n = 0; n < vals.size(); ++n) {
       std::string field = k + ".k" + std::to_string(n);
       if (mi->key_types[n] == Type::String)
@@ -248,7 +249,7 @@ class BodyEmitter : public ast::Visitor {
     if (!g) unsupported("assigning to this expression", e.tok);
     std::string k = build_key(g, e.indexes, e.tok);
     std::string v = frame_.add_temp("struct stp_val_" + em_.c_name(g->name), "v");
-    line("STP_ZERO(" + v + ");");
+    line("STP_ZERO(c, &" + v + ");");
     if (str)
       line("stp_str_copy(c, " + v + ".v, " + value + ");");
     else
@@ -817,8 +818,8 @@ void Emitter::layout_globals() {
     }
     MapInfo mi;
     mi.name = g->name;
-    mi.bpf_name = "stp_map_" + n;
     mi.stats = g->type == Type::Stats;
+    mi.bpf_name = (mi.stats ? "stp_stat_" : "stp_map_") + n;
     mi.scalar = g->arity <= 0;
     mi.key_types = g->index_types;
     mi.value_type = g->type;
@@ -916,7 +917,7 @@ void Emitter::emit_function(ast::Function* f, bool native) {
     for (auto* a : f->formal_args)
       body << "#define STAP_ARG_" << a->name << " (" << var_access(a) << ")\n";
     body << "#define STAP_RETVALUE " << ret << "\n";
-    body << "#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)\n";
+    body << "#undef STAP_RETURN\n#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)\n";
     body << "#define STP_CUR_LOC " << location(f->tok) << "\n";
     body << code->code << "\n";
     body << "#undef STAP_RETURN\n#undef STAP_RETVALUE\n#undef STP_CUR_LOC\n";
