@@ -31,14 +31,19 @@ class UseFinder : public ast::TraversingVisitor {
     if (auto* v = target_of(e.left)) written.insert(v);
     TraversingVisitor::visit(e);
   }
-  void visit(ast::PreCrement& e) override {
-    if (auto* v = target_of(e.operand)) written.insert(v);
-    TraversingVisitor::visit(e);
+  // SystemTap regards x++ as a pure write (its PR6954), so `c[name]++` counters get displayed.
+  void crement(ast::Expression* operand) {
+    if (auto* v = target_of(operand)) {
+      written.insert(v);
+      if (auto* ai = dynamic_cast<ast::ArrayIndex*>(operand))
+        for (auto* i : ai->indexes)
+          if (i) i->accept(*this);
+      return;
+    }
+    operand->accept(*this);
   }
-  void visit(ast::PostCrement& e) override {
-    if (auto* v = target_of(e.operand)) written.insert(v);
-    TraversingVisitor::visit(e);
-  }
+  void visit(ast::PreCrement& e) override { crement(e.operand); }
+  void visit(ast::PostCrement& e) override { crement(e.operand); }
 
  private:
   static const ast::Vardecl* target_of(ast::Expression* lhs) {

@@ -62,8 +62,18 @@ ast::Function* SymbolTable::find_function(const std::string& name, const ast::St
   return find_function(name, from);
 }
 
+// Tapset code does not see the user script's globals: a tapset function's local `n` must stay
+// local when a script declares `global n`.
 ast::Vardecl* SymbolTable::find_global(const std::string& name, const ast::StapFile* from) const {
-  return lookup<ast::Vardecl>(globals_, name, from);
+  ast::Vardecl* g = lookup<ast::Vardecl>(globals_, name, from);
+  if (g && from && from->is_tapset && !file_of(g)->is_tapset) {
+    auto [lo, hi] = globals_.equal_range(name);
+    for (auto it = lo; it != hi; ++it)
+      if (it->second.file->is_tapset && (!it->second.decl->is_private || it->second.file == from))
+        return it->second.decl;
+    return nullptr;
+  }
+  return g;
 }
 
 std::vector<std::string> SymbolTable::similar_functions(const std::string& name,
