@@ -40,7 +40,6 @@ t "-h" 0 '~^   -T SECONDS ' '' -- "$UKSTAP" -h
 t "--help with other options" 0 '~^Usage: ' '' -- "$UKSTAP" -h -p 1 -e "$OK"
 
 # --- passes ------------------------------------------------------------------------------------
-NOT3=$'ukstap: pass 3 (translate) is not implemented yet\n'
 t "-p1 of -e" 0 '~^# parse tree dump$' '' -- "$UKSTAP" -p1 -e "$OK"
 t "-p1 from stdin" 0 '~^# parse tree dump$' '' --stdin "$OK" -- "$UKSTAP" -p1 -
 t "-p1 from a file" 0 '~^# parse tree dump$' '' -- "$UKSTAP" -p1 "$UKSTAP_TOP_SRCDIR/testsuite/fuzz/corpus/begin.stp"
@@ -50,14 +49,13 @@ t "parse error fails pass 1" 1 '' '$Pass 1: parse failed.  [man error::pass1]' -
 t "semantic error fails pass 2" 1 '' '$Pass 2: analysis failed.  [man error::pass2]' \
   -- "$UKSTAP" -p2 -e 'probe begin { nosuchfunction_xyz() }'
 t "-p2 lists the probes" 0 '~^# probes$' '' -- "$UKSTAP" -p2 -e "$OK"
-t "-p3 is not implemented" 1 '' "$NOT3" -- "$UKSTAP" -p3 -e "$OK"
-t "-p4 is not implemented" 1 '' "$NOT3" -- "$UKSTAP" -p 4 -e "$OK"
-t "running is not implemented" 1 '' "$NOT3" -- "$UKSTAP" -e "$OK"
-t "pass 3-5 options parse" 1 '' "$NOT3" -- "$UKSTAP" -p3 -c 'true' -o /tmp/ukstap-cli.out -d /bin/ls --ldd -k \
+
+t "pass 3-5 options parse" 0 '~^#include "stp_runtime.h"$' '*' -- "$UKSTAP" -p3 -c 'true' -o /tmp/ukstap-cli.out -d /bin/ls --ldd -k \
   -m mymod -T 0.5 -G g=1 -D MAXSTRINGLEN=64 -DMAXACTION=100 -I /nonexistent -g -w -u \
   -e 'global g; probe begin { printf("%d %s\n", g, @1); exit() }' arg1
-t "-x parses" 1 '' "$NOT3" -- "$UKSTAP" -x 1 -e "$OK"
-t "script arguments after --" 1 '' "$NOT3" -- "$UKSTAP" -e 'probe begin { log(@1 . @2) }' -- -a -b
+t "-x sets target()" 0 $'1\n' '' -- "$UKSTAP" -x 1 -e 'probe begin { printf("%d\n", target()); exit() }'
+t "-p4 prints the module path" 0 '~^/.*\.(so|bpf\.o)$' '' -- "$UKSTAP" -p4 -e "$OK"
+t "script arguments after --" 0 $'-a-b\n' '' -- "$UKSTAP" -e 'probe begin { log(@1 . @2); exit() }' -- -a -b
 
 # --- listing -----------------------------------------------------------------------------------
 t "-l without a match prints nothing" 1 '' '' -- "$UKSTAP" -l 'nosuch_xyz.point'

@@ -147,14 +147,12 @@ $PASS2_FAILED
 # distance 7; translator/probes/glob.cpp has it). Section 5's lists have 5 names each, and our
 # tapsets have at least 5 names within those distances (foo: log 2, HZ cpu pn pp 3; nosuch:
 # mount 4, acct dup dup2 dup3 5).
-t_xfail "lead: passes/ closest_names() caps the distance at max(2, len/2)" \
-  "unknown function suggests 5 names, closest first" 1 '' \
+t "unknown function suggests 5 names, closest first" 1 '' \
   "~^semantic error: unresolved function foo \\(similar: log, [A-Za-z_]+, [A-Za-z_]+, [A-Za-z_]+, [A-Za-z_]+\\): " \
   -- "$UKSTAP" -p2 -e 'probe begin { printf("%d\n", y) ; foo() }'
 # (stap's own list there is "acct, dup, dup2, dup3, mount"; which names tie at distance 5
 # depends on the tapset, so only the count is checked.)
-t_xfail "lead: passes/ closest_names() caps the distance at max(2, len/2)" \
-  "probe point mismatch suggests 5 names" 1 '' \
+t "probe point mismatch suggests 5 names" 1 '' \
   "~^semantic error: probe point mismatch \\(similar: ([a-z0-9_]+, ){4}[a-z0-9_]+\\): identifier 'nosuch' at :1:15$" \
   -- "$UKSTAP" -p2 -e 'probe syscall.nosuch {}'
 

@@ -171,6 +171,12 @@ class Printer : public Visitor {
   }
   void visit(CastOp& e) override {
     if (e.addressof) o_ << '&';
+    if (e.type_name.empty()) {
+      // An autocast (`expr->member`, `&expr`): print it as written, so it parses back.
+      expr(e.operand);
+      components(e.components);
+      return;
+    }
     o_ << "@cast(";
     expr(e.operand);
     o_ << ", " << quote_for_qstring(e.type_name);

@@ -101,7 +101,7 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 std::vector<std::string> closest_names(const std::string& name,
                                        const std::vector<std::string>& candidates, size_t max) {
-  size_t limit = std::max<size_t>(2, name.size() / 2);
+  const size_t limit = 7;  // SystemTap's levenshtein_suggest threshold
   std::vector<std::pair<size_t, size_t>> scored;  // distance, index
   for (size_t i = 0; i < candidates.size(); ++i) {
     size_t d = edit_distance(name, candidates[i]);

@@ -55,7 +55,7 @@ class SymbolTable {
 
 // Levenshtein distance, for "(similar: ...)" hints.
 size_t edit_distance(const std::string& a, const std::string& b);
-// The `max` names of `candidates` closest to `name` (distance <= max(2, len/2)), closest first,
+// The `max` names of `candidates` closest to `name` (at most 7 edits), closest first,
 // ties in the candidates' order.
 std::vector<std::string> closest_names(const std::string& name,
                                        const std::vector<std::string>& candidates, size_t max = 5);
