@@ -101,6 +101,7 @@ STP_EXPORT int stp_native_register_map(const char *name, int fd, void *shared, u
 struct stp_common {
   int error;                 /* an uncaught error is pending in this handler */
   int loc;                   /* location id of the error (STP_LOC_NONE for error()) */
+  int cur_loc;               /* location of the statement running (STP_SET_LOC) */
   int64_t actions;
   int nesting;
   int probe_id;
@@ -115,6 +116,9 @@ struct stp_common {
   static struct stp_context stp_n_ctx_storage
 
 #define STP_ERRORED(c) ((c)->k.error)
+#define STP_CATCHABLE(c) ((c)->k.error)
+#define STP_SET_LOC(c, id) ((c)->k.cur_loc = (id))
+
 
 static void stp_n_emit(const void *rec, uint32_t len)
 {
@@ -140,14 +144,31 @@ static void stp_n_emit_str(uint16_t type, uint16_t id, const char *s)
   stp_n_emit(buf, (uint32_t)(sizeof h + h.len));
 }
 
+#define STP_LOC_CURRENT (-2) /* stp_error(): the location set by STP_SET_LOC, as in BPF */
+
 static void stp_n_error(struct stp_common *ck, const char *msg, int loc)
 {
   if (ck->error)
     return;
   ck->error = 1;
+  if (loc == STP_LOC_CURRENT) loc = ck->cur_loc;
   ck->loc = loc < 0 ? STP_LOC_NONE : loc;
   snprintf(ck->errmsg, sizeof ck->errmsg, "%s", msg);
 }
+
+/* Script division, as the BPF side: "division by 0", and INT64_MIN / -1 wraps instead of
+ * trapping. */
+static int64_t stp_n_div(struct stp_common *ck, int64_t a, int64_t b, int mod)
+{
+  if (b == 0) {
+    stp_n_error(ck, "division by 0", ck->cur_loc);
+    return 0;
+  }
+  if (b == -1) return mod ? 0 : (int64_t)(0 - (uint64_t)a);
+  return mod ? a % b : a / b;
+}
+#define stp_div(c, a, b) stp_n_div(&(c)->k, (a), (b), 0)
+#define stp_mod(c, a, b) stp_n_div(&(c)->k, (a), (b), 1)
 
 #define STP_ACTION(c, n)                                                    \
   do {                                                                      \

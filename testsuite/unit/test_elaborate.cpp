@@ -127,7 +127,7 @@ TEST_CASE("unresolved function names similar ones", "[elaborate]") {
   Elab e("probe begin { exti() }");
   REQUIRE(e.rc != 0);
   REQUIRE(e.err.str() ==
-          "semantic error: unresolved function exti (similar: exit): identifier 'exti' at "
+          "semantic error: unresolved function exti (similar: exit, log, execname): identifier 'exti' at "
           "<input>:1:15\n"
           "        source: probe begin { exti() }\n"
           "                              ^\n"
@@ -181,7 +181,8 @@ TEST_CASE("unknown probe points say what is close", "[elaborate]") {
   REQUIRE(e.rc != 0);
   REQUIRE(e.err.str().find("semantic error: while resolving probe point: identifier 'foo' at "
                            "<input>:1:7\n") == 0);
-  REQUIRE(e.err.str().find("semantic error: probe point mismatch (similar: bar, baz): "
+  // stap's rule: up to 5 names within 7 edits, closest first.
+  REQUIRE(e.err.str().find("semantic error: probe point mismatch (similar: bar, baz, after): "
                            "identifier 'bax' at :1:11\n") != std::string::npos);
   Elab opt("probe foo.bax ?, begin { }");
   REQUIRE(opt.rc == 0);

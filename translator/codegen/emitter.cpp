@@ -291,15 +291,13 @@ class BodyEmitter : public ast::Visitor {
     std::string l = eval_stable(e.left);
     std::string r = eval(e.right);
     if (e.op == "/" || e.op == "%") {
+      // The runtime divides: "division by 0" at this location, and no signed BPF division
+      // instruction before cpu v4.
       std::string t = tmp_long();
-      line(t + " = " + r + ";");
-      line("if (" + t + " == 0) { stp_error(c, \"division by 0\", " +
-           std::to_string(em_.location(e.tok)) + "); goto " + err_label + "; }");
-      // INT64_MIN / -1 traps on x86 natively; define it as the kernel's BPF does (wraps).
-      if (e.op == "/")
-        value_ = "(" + t + " == -1 ? (int64_t)(0 - (uint64_t)" + l + ") : " + l + " / " + t + ")";
-      else
-        value_ = "(" + t + " == -1 ? 0 : " + l + " % " + t + ")";
+      line("STP_SET_LOC(c, " + std::to_string(em_.location(e.tok)) + ");");
+      line(t + " = " + (e.op == "/" ? "stp_div(c, " : "stp_mod(c, ") + l + ", " + r + ");");
+      check_error();
+      value_ = t;
       return;
     }
     if (e.op == ">>>") {
@@ -640,10 +638,10 @@ class BodyEmitter : public ast::Visitor {
     line("}");
     err_label = saved;
     line(label + ":");
-    line("if (STP_ERRORED(c)) {");
+    line("if (STP_CATCHABLE(c)) {");
     ++indent;
     if (s.catch_var) line("stp_str_copy(c, " + em_.var_access(s.catch_var->referent) + ", c->k.errmsg);");
-    line("STP_CLEAR_ERROR(c);");
+    line("c->k.error = 0;");
     stmt(s.catch_block);
     --indent;
     line("}");
@@ -918,9 +916,9 @@ void Emitter::emit_function(ast::Function* f, bool native) {
       body << "#define STAP_ARG_" << a->name << " (" << var_access(a) << ")\n";
     body << "#define STAP_RETVALUE " << ret << "\n";
     body << "#undef STAP_RETURN\n#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)\n";
-    body << "#define STP_CUR_LOC " << location(f->tok) << "\n";
+    body << "#define STAP_FN_LOC " << location(f->tok) << "\n";
     body << code->code << "\n";
-    body << "#undef STAP_RETURN\n#undef STAP_RETVALUE\n#undef STP_CUR_LOC\n";
+    body << "#undef STAP_RETURN\n#undef STAP_RETVALUE\n#undef STAP_FN_LOC\n";
     for (auto* a : f->formal_args) body << "#undef STAP_ARG_" << a->name << "\n";
     body << "  goto out;\nout:\n  return;\n}\n#endif\n\n";
     functions_ << body.str();
@@ -1153,7 +1151,10 @@ int Emitter::run() {
     ctx << "};\nSTP_DEFINE_CONTEXT(struct stp_locals);\n\n";
 
     std::ostringstream all;
-    all << head.str() << types_.str() << "\n" << ctx.str() << protos.str() << "\n"
+    std::string h = head.str();
+    h.replace(h.find("#include \"stp_runtime.h\""), 0,
+              "#define STP_NPROBES " + std::to_string(std::max<size_t>(1, m_.probes.size())) + "\n");
+    all << h << types_.str() << "\n" << ctx.str() << protos.str() << "\n"
         << functions_.str() << probes_.str();
     all << "#ifdef __UKSTAP_NATIVE__\nSTP_GLOBALS_INIT\n{\n" << init << "}\n#endif\n";
     m_.source = all.str();
