@@ -317,7 +317,7 @@ bool Runner::load_bpf() {
       for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
         const std::string& l = *it;
         if (l.empty() || l.rfind("processed ", 0) == 0 || l.rfind("verification time", 0) == 0 ||
-            l.rfind("stack depth", 0) == 0 || l.rfind("-- ", 0) == 0 || l.find(':') == std::string::npos && l.find(' ') == std::string::npos)
+            l.rfind("stack depth", 0) == 0 || l.rfind("-- ", 0) == 0 || (l.find(':') == std::string::npos && l.find(' ') == std::string::npos))
           continue;
         reason = l;
         break;
@@ -563,11 +563,13 @@ void Runner::event_loop() {
 
   while (!stopping()) {
     int64_t now = now_ns();
-    int timeout = -1;
+    // exit() in a BPF probe only sets a flag in the shared session page (no record to wake us),
+    // so look at it at least every 20 ms.
+    int timeout = 20;
     for (auto& t : timers) {
       int64_t ms = (t.next - now + 999999) / 1000000;
       if (ms < 0) ms = 0;
-      if (timeout < 0 || ms < timeout) timeout = (int)ms;
+      if (ms < timeout) timeout = (int)ms;
     }
     struct epoll_event evs[4];
     int n = ::epoll_wait(epfd_, evs, 4, timeout);

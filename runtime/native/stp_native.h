@@ -395,7 +395,7 @@ static void stp_n_map_set(struct stp_common *ck, struct stp_nmap *m, const void 
       }
     }
     (void)name;
-    stp_n_error(ck, "Array overflow, check MAXMAPENTRIES", -1);
+    stp_n_error(ck, "Array overflow, check MAXMAPENTRIES", STP_LOC_CURRENT);
   }
 }
 static int stp_n_map_exists(struct stp_common *ck, struct stp_nmap *m, const void *key)
@@ -482,7 +482,7 @@ static void stp_n_stat_add(struct stp_common *ck, struct stp_nmap *m, const void
     }
   }
   if (bpf_map_update_elem(m->fd, key, buf, BPF_ANY) != 0 && (errno == E2BIG || errno == ENOMEM))
-    stp_n_error(ck, "Array overflow, check MAXMAPENTRIES", -1);
+    stp_n_error(ck, "Array overflow, check MAXMAPENTRIES", STP_LOC_CURRENT);
   free(buf);
 }
 #define stp_stat_add(c, NAME, key, v) stp_n_stat_add(&(c)->k, &stp_nmap_##NAME, (key), (v))

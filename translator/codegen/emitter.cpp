@@ -254,6 +254,8 @@ class BodyEmitter : public ast::Visitor {
       line("stp_str_copy(c, " + v + ".v, " + value + ");");
     else
       line(v + ".v = " + value + ";");
+    // An overflow names the array: stap's "near identifier 'NAME' at ...".
+    line("STP_SET_LOC(c, " + std::to_string(em_.location(e.base->tok)) + ");");
     line("stp_map_set(c, " + map_name(g) + ", &" + k + ", &" + v + ");");
     check_error();
   }
@@ -401,6 +403,7 @@ class BodyEmitter : public ast::Visitor {
       }
       if (!g) unsupported("this aggregate", e.tok);
       std::string k = build_key(g, idx, e.tok);
+      line("STP_SET_LOC(c, " + std::to_string(em_.location(e.left->tok)) + ");");
       line("stp_stat_add(c, " + map_name(g) + ", &" + k + ", " + v + ");");
       check_error();
       value_ = v;
