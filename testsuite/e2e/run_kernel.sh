@@ -277,16 +277,18 @@ probe syscall.read {
 probe end { println("end") }'
 t "global display, set in begin, stats empty and scalar" 0 $'n=7\nagg @count=0x0\nphi @count=4 @min=1 @max=4 @sum=10 @avg=2\n' '' -- "$UKSTAP" -e '
 global n, agg, phi
-probe begin { n = 7; if (n == 8) agg <<< 1; phi <<< 1; phi <<< 2; phi <<< 3; phi <<< 4; exit() }'
+probe begin { k = 7; n = k; if (k == 8) agg <<< 1; phi <<< 1; phi <<< 2; phi <<< 3; phi <<< 4; exit() }'
 
 # ================================================================= uprobes
-UP_SCRIPT="probe process(\"$KT\").function(\"work\") { printf(\"%d %d\\n\", pid(), \$n) }
+UP_SCRIPT="probe process(\"$KT\").function(\"work\") { printf(\"%d\\n\", pid()) }
 probe process(\"$KT\").function(\"work\").return { printf(\"%d\\n\", \$return) }"
 t "uprobe work() entry/return: run" 0 '' '' -- uk_to "$T_TMP/up.uk" "$T_TMP/up.prog" -c "$KT work 6" -e "$UP_SCRIPT"
 UP_PID=$(awk '$1 == "pid" { print $2 }' "$T_TMP/up.prog")
-UP_WANT=$(awk -v p="$UP_PID" '$1 == "work" { printf "%s %d\n%s\n", p, i++, $2 }' "$T_TMP/up.prog")
 t "program ran work() 6 times" 0 '' '' -- sh -c "[ \$(grep -c '^work ' '$T_TMP/up.prog') = 6 ] && [ -n '$UP_PID' ]"
-t "uprobe: pid and \$n at entry, \$return, as the program recorded" 0 "$UP_WANT$NL" '' -- cat "$T_TMP/up.uk"
+t "uprobe: pid() at entry, \$return, as the program recorded" 0 \
+  "$(awk -v p="$UP_PID" '$1 == "work" { printf "%s\n%s\n", p, $2 }' "$T_TMP/up.prog")$NL" '' -- cat "$T_TMP/up.uk"
+t "uprobe: \$n at entry" 0 $'0\n1\n2\n3\n4\n5\n' '' -- uk_o -c "$KT work 6" -e \
+  "probe process(\"$KT\").function(\"work\") { printf(\"%d\\n\", \$n) }"
 t "uprobe entry and return counts" 0 $'6 6\n' '' -- uk_o -c "$KT work 6" -e \
   "global e, r; probe process(\"$KT\").function(\"work\") { e++ } probe process(\"$KT\").function(\"work\").return { r++ }
    probe end { printf(\"%d %d\\n\", e, r) }"
@@ -329,7 +331,7 @@ probe syscall.read { if (pid() == target() && fd == 987) big_arr[count] = 1 }
 probe end { println("end") }'
 t "MAXMAPENTRIES=4 overflow names the array" 1 '' \
   "~^ERROR: Array overflow, check MAXMAPENTRIES near .*'big_arr' at <input>:2:" -- \
-  keep map "$UKSTAP" -D MAXMAPENTRIES=4 -c "$KT reads 1 2 3 4 5 6 7 8 9 10" -e "$MAP_SCRIPT"
+  keep map uk_o -D MAXMAPENTRIES=4 -c "$KT reads 1 2 3 4 5 6 7 8 9 10" -e "$MAP_SCRIPT"
 t "MAXMAPENTRIES overflow: end skipped, error counted" 0 '' '' -- sh -c "
   grep -q '^end' '$T_TMP/map.out' && { echo 'end probe ran after the error' >&2; exit 1; }
   grep -qx 'WARNING: Number of errors: 1, skipped probes: 0' '$T_TMP/map.err' || { echo 'no error count warning' >&2; exit 1; }"
@@ -339,8 +341,9 @@ timed() {  # timed MAX_SECONDS CMD...: CMD's output and status; fails if it took
   return $rc
 }
 # the target sleeps 6 s after getpid: the run must end long before, through exit()
-t "exit() in a kernel probe runs end probes" 0 $'hit\nend ran\n' '' -- timed 5 "$UKSTAP" -c "$KT getpid 1 6000" -e \
-  'probe syscall.getpid { if (pid() == target()) { println("hit"); exit() } } probe end { println("end ran") }'
+EXIT_SCRIPT='probe syscall.getpid { if (pid() == target()) { println("hit"); exit() } } probe end { println("end ran") }'
+t "exit() in a kernel probe runs end probes" 0 $'hit\nend ran\n' '' -- "$UKSTAP" -c "$KT getpid 1 1000" -e "$EXIT_SCRIPT"
+t "exit() ends the run without waiting for the -c target (sleeping 6 s)" 0 $'hit\nend ran\n' '' -- timed 4 "$UKSTAP" -c "$KT getpid 1 6000" -e "$EXIT_SCRIPT"
 
 # ================================================================= nothing stays attached
 # bpf_objs [PID]: "KIND ID" of every BPF prog, map and link, and "perf PROG_ID PID FD" of every

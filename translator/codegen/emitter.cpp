@@ -446,8 +446,12 @@ class BodyEmitter : public ast::Visitor {
 
   void visit(ast::TargetSymbol& e) override {
     if (!e.components.empty()) unsupported("target variable member access", e.tok);
-    if (e.name == "$return" && probe_ && probe_->family == "uprobe") {
-      value_ = "STP_URETVAL(c)";
+    if (probe_ && probe_->family == "uprobe") {
+      if (e.name == "$return") {
+        value_ = "STP_URETVAL(c)";
+        return;
+      }
+      value_ = uprobe_param(e);
       return;
     }
     if (!tp_) unsupported("target variable " + e.name + " in this probe", e.tok);
@@ -471,6 +475,34 @@ class BodyEmitter : public ast::Visitor {
     if (e.name.rfind("$$", 0) == 0) unsupported(e.name, e.tok);
     throw TranslateError("unknown tracepoint field " + e.name, e.tok);
   }
+  // A function parameter at a uprobe on the function's entry: the n-th integer argument
+  // register of the ABI (x86-64 SysV: rdi rsi rdx rcx r8 r9), cast to its declared C type.
+  std::string uprobe_param(ast::TargetSymbol& e) {
+    bool is_return = probe_->params.count("return") && probe_->params.at("return") == "1";
+    for (int k = 1; k <= 6; ++k) {
+      auto it = probe_->params.find("param" + std::to_string(k));
+      if (it == probe_->params.end()) break;
+      std::string name = it->second.substr(0, it->second.find(':'));
+      std::string type = it->second.substr(it->second.find(':') + 1);
+      if (name != e.name) continue;
+      if (is_return) unsupported("a parameter in a .return probe (use @entry later)", e.tok);
+      if (!type.empty() && type.back() == '*') return "((int64_t)STP_UARG(c, " + std::to_string(k) + "))";
+      static const char* ints[] = {"char", "short", "int", "long", "_Bool", "unsigned", "signed",
+                                   "size_t", "ssize_t", "int8_t", "int16_t", "int32_t", "int64_t",
+                                   "uint8_t", "uint16_t", "uint32_t", "uint64_t"};
+      bool integral = false;
+      for (auto* w : ints) integral |= type.find(w) != std::string::npos;
+      if (!integral || type.find("struct") != std::string::npos ||
+          type.find("float") != std::string::npos || type.find("double") != std::string::npos ||
+          type.find('[') != std::string::npos)
+        unsupported("parameter " + e.name + " of type " + type, e.tok);
+      std::string ctype;
+      for (char ch : type) ctype += ch == ' ' || isalnum(static_cast<unsigned char>(ch)) || ch == '_' ? ch : ' ';
+      return "((int64_t)(" + ctype + ")STP_UARG(c, " + std::to_string(k) + "))";
+    }
+    unsupported("target variable " + e.name + " (not a register parameter) at a uprobe", e.tok);
+  }
+
   void visit(ast::CastOp& e) override { unsupported("@cast", e.tok); }
   void visit(ast::AtVarOp& e) override { unsupported("@var", e.tok); }
   void visit(ast::DefinedOp& e) override { value_ = e.value > 0 ? "((int64_t)1)" : "((int64_t)0)"; }

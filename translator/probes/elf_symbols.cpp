@@ -97,6 +97,7 @@ struct DwarfFunc {
   int decl_line = 0;
   std::string return_type;
   std::vector<std::pair<std::string, std::string>> vars;
+  int nparams = 0;
 };
 
 void collect_vars(Dwarf_Die* fn, DwarfFunc& df) {
@@ -113,6 +114,7 @@ void collect_vars(Dwarf_Die* fn, DwarfFunc& df) {
     (tag == DW_TAG_formal_parameter ? params : locals).push_back({std::string("$") + n, ty});
   } while (dwarf_siblingof(&child, &child) == 0);
   df.vars = params;
+  df.nparams = static_cast<int>(params.size());
   df.vars.insert(df.vars.end(), locals.begin(), locals.end());
 }
 
@@ -292,6 +294,7 @@ std::shared_ptr<const ElfInfo> read_elf_info(const std::string& path) {
       f.decl_line = it->second.decl_line;
       f.return_type = it->second.return_type;
       f.vars = it->second.vars;
+      f.nparams = it->second.nparams;
     }
   }
 

@@ -23,6 +23,7 @@ struct FunctionSym {
   int decl_line = 0;
   std::string return_type;  // "" for void
   std::vector<std::pair<std::string, std::string>> vars;  // "$n" -> "int": params, then locals
+  int nparams = 0;  // how many of vars are parameters
 };
 
 struct SdtNote {

@@ -232,6 +232,10 @@ void build_function(Session& s, const Match& m, std::vector<ResolvedPoint>& out)
       rp.params["return"] = is_return ? "1" : "0";
       if (t.pid) rp.params["pid"] = std::to_string(t.pid);
       if (f.has_dwarf) rp.params["debuginfo"] = info->debug_file;
+      // Parameters in declaration order: at the entry point they are in the ABI's argument
+      // registers, which is how the backend reads them.
+      for (int k = 0; k < f.nparams && k < static_cast<int>(f.vars.size()); ++k)
+        rp.params["param" + std::to_string(k + 1)] = f.vars[k].first + ":" + f.vars[k].second;
       if (is_return && !f.return_type.empty()) rp.target_vars.push_back({"$return", f.return_type});
       for (auto& v : f.vars) rp.target_vars.push_back(v);
       out.push_back(std::move(rp));
