@@ -9,8 +9,8 @@
 . "$(dirname "$0")/../e2e-lib.sh"
 NL=$'\n'
 if [ "$(id -u)" != 0 ]; then
-  if [ -n "${CI:-}" ]; then echo "FAIL: run_kernel needs root in CI"; T_FAILED=1; fi
-  echo "SKIP: run_kernel.sh needs root (BPF); rerun as root"
+  if [ -n "${CI:-}" ]; then echo "FAIL: run_kernel needs root in CI"; T_FAILED=1
+  else echo "SKIP: run_kernel.sh needs root (BPF); rerun as root"; fi
   t_done; exit
 fi
 export XDG_CACHE_HOME="$T_TMP/cache"

@@ -510,6 +510,64 @@ class BodyEmitter : public ast::Visitor {
   void visit(ast::PerfOp& e) override { unsupported("@perf", e.tok); }
   void visit(ast::HistogramOp& e) override { unsupported("a histogram as a value", e.tok); }
 
+  // Values of a key pattern (`[*, "x"]`): "" for a '*' part.
+  std::vector<std::string> slice_values(const std::vector<ast::Expression*>& parts) {
+    std::vector<std::string> out;
+    bool any = false;
+    for (auto* p : parts) {
+      out.push_back(p ? eval_stable(p) : "");
+      any |= p != nullptr;
+    }
+    if (!any) out.clear();
+    return out;
+  }
+  // C condition: key temp `k` matches the non-wildcard parts of `slice`.
+  std::string key_matches(const MapInfo& mi, const std::string& k,
+                          const std::vector<std::string>& slice) {
+    std::string cond = "1";
+    for (size_t i = 0; i < slice.size() && i < mi.key_types.size(); ++i) {
+      if (slice[i].empty()) continue;
+      std::string field = k + ".k" + std::to_string(i);
+      if (mi.key_types[i] == Type::String)
+        cond += " && stp_str_cmp(c, " + field + ", " + slice[i] + ") == 0";
+      else
+        cond += " && " + field + " == " + slice[i];
+    }
+    return cond;
+  }
+  bool has_wildcard(const std::vector<ast::Expression*>& idx) {
+    for (auto* i : idx)
+      if (!i) return true;
+    return false;
+  }
+  // `delete a[*, 1]` and `[*, 1] in a`: a walk over the entries (user-space probes only).
+  // Returns the "found" temp for `in`.
+  std::string wildcard_walk(const ast::Vardecl* g, const std::vector<ast::Expression*>& idx,
+                            bool erase, const Token* tok) {
+    if (!native_) unsupported("a '*' key pattern in a kernel-context probe", tok);
+    const MapInfo* mi = em_.map_of(g);
+    if (!mi) unsupported("a '*' key pattern here", tok);
+    std::vector<std::string> slice = slice_values(idx);
+    if (slice.empty()) slice.assign(idx.size(), "");
+    std::string it = frame_.add_temp("struct stp_iter", "it");
+    std::string k = frame_.add_temp("struct stp_key_" + em_.c_name(g->name), "k");
+    std::string v = frame_.add_temp(
+        (mi->stats ? "struct stp_stat_" : "struct stp_val_") + em_.c_name(g->name), "v");
+    std::string found = tmp_long();
+    line(found + " = 0;");
+    line("stp_iter_begin(c, &" + it + ", " + map_name(g) + ", 0, 0, \"count\", -1);");
+    check_error();
+    line("while (stp_iter_next(c, &" + it + ", &" + k + ", &" + v + ")) {");
+    ++indent;
+    line("if (!(" + key_matches(*mi, k, slice) + ")) continue;");
+    line(found + " = 1;");
+    line(erase ? "stp_map_delete(c, " + map_name(g) + ", &" + k + ");" : "break;");
+    --indent;
+    line("}");
+    line("stp_iter_end(c, &" + it + ");");
+    return found;
+  }
+
   // The aggregate behind @count(x) / @count(a[k]) into a temp; returns it.
   std::string aggregate(ast::Expression* stat, const Token* tok) {
     const ast::Vardecl* g = nullptr;
@@ -547,8 +605,10 @@ class BodyEmitter : public ast::Visitor {
   void visit(ast::ArrayIn& e) override {
     const ast::Vardecl* g = array_of(e.operand->base);
     if (!g) unsupported("'in' on this expression", e.tok);
-    for (auto* i : e.operand->indexes)
-      if (!i) unsupported("'in' with a '*' wildcard", e.tok);
+    if (has_wildcard(e.operand->indexes)) {
+      value_ = wildcard_walk(g, e.operand->indexes, false, e.tok);
+      return;
+    }
     std::string k = build_key(g, e.operand->indexes, e.tok);
     std::string t = tmp_long();
     line(t + " = stp_map_exists(c, " + map_name(g) + ", &" + k + ");");
@@ -725,24 +785,32 @@ class BodyEmitter : public ast::Visitor {
     if (!native_) unsupported("foreach in a kernel-context probe", s.tok);
     auto* sym = dynamic_cast<ast::Symbol*>(s.base);
     if (!sym || !sym->referent) unsupported("foreach over this expression", s.tok);
-    if (!s.array_slice.empty()) unsupported("foreach over a slice", s.tok);
     const ast::Vardecl* g = sym->referent;
     const MapInfo* mi = em_.map_of(g);
     if (!mi) unsupported("foreach over this expression", s.tok);
+    std::vector<std::string> slice = slice_values(s.array_slice);
     std::string it = frame_.add_temp("struct stp_iter", "it");
     std::string k = frame_.add_temp("struct stp_key_" + em_.c_name(g->name), "k");
     std::string vtype = mi->stats ? "struct stp_stat_" : "struct stp_val_";
     std::string v = frame_.add_temp(vtype + em_.c_name(g->name), "v");
     std::string limit = s.limit ? eval_stable(s.limit) : "-1";
     std::string aggr = s.sort_aggr.empty() ? "count" : s.sort_aggr;
+    // With a slice, `limit` counts the entries that match, so it is applied here.
+    std::string counted;
+    if (!slice.empty() && s.limit) {
+      counted = tmp_long();
+      line(counted + " = 0;");
+    }
     line("stp_iter_begin(c, &" + it + ", " + map_name(g) + ", " +
          std::to_string(s.sort_column) + ", " + std::to_string(s.sort_direction) + ", " +
-         c_quote(aggr) + ", " + limit + ");");
+         c_quote(aggr) + ", " + (counted.empty() ? limit : "-1") + ");");
     check_error();
     int n = loop_counter_++;
     std::string cont = "__cont" + std::to_string(n);
     line("while (stp_iter_next(c, &" + it + ", &" + k + ", &" + v + ")) {");
     ++indent;
+    if (!slice.empty()) line("if (!(" + key_matches(*mi, k, slice) + ")) continue;");
+    if (!counted.empty()) line("if (" + counted + "++ >= " + limit + ") break;");
     line("STP_ACTION(c, 1); if (STP_ERRORED(c)) break;");
     for (size_t i = 0; i < s.indexes.size(); ++i) {
       std::string lv = em_.var_access(s.indexes[i]->referent);
@@ -802,8 +870,10 @@ class BodyEmitter : public ast::Visitor {
     if (auto* ai = dynamic_cast<ast::ArrayIndex*>(s.value)) {
       const ast::Vardecl* g = array_of(ai->base);
       if (!g) unsupported("delete of this expression", s.tok);
-      for (auto* i : ai->indexes)
-        if (!i) unsupported("delete with a '*' wildcard", s.tok);
+      if (has_wildcard(ai->indexes)) {
+        wildcard_walk(g, ai->indexes, true, s.tok);
+        return;
+      }
       std::string k = build_key(g, ai->indexes, s.tok);
       line("stp_map_delete(c, " + map_name(g) + ", &" + k + ");");
       return;
