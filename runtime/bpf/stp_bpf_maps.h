@@ -33,10 +33,21 @@ static __always_inline void stp__copy(void *dst, const void *src, uint32_t size)
       STP_ZERO(c, (stp_map_##NAME##_val_t *)(val));                                     \
   } while (0)
 
+/* The first 8 bytes of every array value are its insertion number (generated code lays values
+ * out as { uint64_t seq; v }): kept across updates, new for a new key, so user space can iterate
+ * in insertion order and break sort ties the way SystemTap's list-ordered maps do. */
 static __always_inline int stp__map_set(struct stp_common *k, void *map, const void *key,
-                                        const void *val)
+                                        void *val)
 {
-  long rc = bpf_map_update_elem(map, key, val, BPF_ANY);
+  uint64_t *old = bpf_map_lookup_elem(map, key);
+  long rc;
+  if (old) {
+    *(uint64_t *)val = *old;
+  } else {
+    struct stp_session *s = stp__session();
+    *(uint64_t *)val = s ? __sync_fetch_and_add(&s->seq, 1) + 1 : 0;
+  }
+  rc = bpf_map_update_elem(map, key, val, BPF_ANY);
   if (rc < 0) {
     /* -E2BIG: full hash map (stap names the array through the location of the statement) */
     stp__error(k, "Array overflow, check MAXMAPENTRIES", STP_LOC_CURRENT);

@@ -65,7 +65,8 @@ struct stp_session {
   uint64_t errors;           /* uncaught runtime errors */
   uint64_t skipped;          /* probes skipped: context busy (re-entry/preemption), no slot */
   uint64_t drops;            /* records the ring buffer had no room for */
-  uint64_t reserved[4];
+  uint64_t seq;              /* last insertion number given to an array element */
+  uint64_t reserved[3];
 };
 
 /* Read-only configuration filled by the loader before load: the BPF global

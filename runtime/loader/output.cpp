@@ -197,7 +197,7 @@ bool Output::open(const std::string& file, std::string& why) {
     size_t n = ::strftime(buf, sizeof buf, file.c_str(), &tm);
     if (n > 0) name.assign(buf, n);
   }
-  out_ = std::fopen(name.c_str(), "w");
+  out_ = std::fopen(name.c_str(), "we");  // close-on-exec: not the -c target's
   if (!out_) {
     why = "cannot open output file '" + name + "': " + std::strerror(errno);
     out_ = stdout;

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -322,6 +323,24 @@ static __always_inline void stp_n_printf_str(struct stp_common *ck, const char *
   memcpy(ck->rec + ck->rec_len + 4, s, n);
   ck->rec_len += sz;
 }
+/* %m/%M: prec bytes at addr, here in ukstap's own memory (read without risking a fault). */
+static void stp_n_printf_mem(struct stp_common *ck, int64_t addr, int64_t prec, int user)
+{
+  unsigned char buf[STP_MAXSTRINGLEN];
+  uint32_t n = prec < 0 ? 1 : prec > STP_MAXSTRINGLEN ? STP_MAXSTRINGLEN : (uint32_t)prec;
+  struct iovec l = {buf, n}, r = {(void *)(uintptr_t)addr, n};
+  uint32_t sz;
+  (void)user;
+  if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != (ssize_t)n) n = 0;
+  sz = STP_REC_STR_SIZE(n);
+  if (ck->rec_len + sz > sizeof ck->rec) return;
+  memset(ck->rec + ck->rec_len, 0, sz);
+  memcpy(ck->rec + ck->rec_len, &n, 4);
+  memcpy(ck->rec + ck->rec_len + 4, buf, n);
+  ck->rec_len += sz;
+}
+#define stp_printf_mem(c, addr, prec, user) stp_n_printf_mem(&(c)->k, (addr), (prec), (user))
+
 static __always_inline void stp_n_printf_end(struct stp_common *ck)
 {
   struct stp_rec_hdr h;
@@ -384,7 +403,15 @@ static void stp_n_map_get(struct stp_common *ck, struct stp_nmap *m, const void 
 }
 static void stp_n_map_set(struct stp_common *ck, struct stp_nmap *m, const void *key, const void *val, const char *name)
 {
+  /* Insertion number first (see runtime/bpf/stp_bpf_maps.h): kept for an existing key. */
+  static unsigned char old[1 << 16];
+  uint64_t seq;
   if (m->fd < 0) return;
+  if (m->value_size <= sizeof old && bpf_map_lookup_elem(m->fd, key, old) == 0)
+    memcpy(&seq, old, 8);
+  else
+    seq = __atomic_add_fetch(&stp_n_session->seq, 1, __ATOMIC_SEQ_CST);
+  memcpy((void *)val, &seq, 8);
   if (bpf_map_update_elem(m->fd, key, val, BPF_ANY) == 0) return;
   if (errno == E2BIG || errno == ENOMEM || errno == ENOSPC) {
     if (m->wrap) {  /* drop some entry, then retry */

@@ -38,6 +38,7 @@ struct stp_n_sortctx {
   int dir, is_string;
   size_t off;   /* offset of the sort field in key or value */
   int in_key;
+  int by_seq;   /* break ties by the values' insertion numbers (non-stats arrays) */
 };
 static struct stp_n_sortctx stp_n_sort;
 
@@ -48,15 +49,21 @@ static int stp_n_cmp(const void *pa, const void *pb)
   const unsigned char *ra = stp_n_sort.in_key ? it->keys + a * it->ksz : it->vals + a * it->vsz;
   const unsigned char *rb = stp_n_sort.in_key ? it->keys + b * it->ksz : it->vals + b * it->vsz;
   int r;
+  int64_t x, y;
   if (stp_n_sort.is_string) {
     r = strncmp((const char *)ra + stp_n_sort.off, (const char *)rb + stp_n_sort.off, STP_MAXSTRINGLEN);
   } else {
-    int64_t x, y;
     memcpy(&x, ra + stp_n_sort.off, 8);
     memcpy(&y, rb + stp_n_sort.off, 8);
     r = x < y ? -1 : x > y ? 1 : 0;
   }
   if (r) return stp_n_sort.dir < 0 ? -r : r;
+  if (stp_n_sort.by_seq) {
+    /* Ties (and unsorted walks) in insertion order: the value's leading insertion number. */
+    memcpy(&x, it->vals + a * it->vsz, 8);
+    memcpy(&y, it->vals + b * it->vsz, 8);
+    if (x != y) return (uint64_t)x < (uint64_t)y ? -1 : 1;
+  }
   return a < b ? -1 : a > b ? 1 : 0;  /* stable */
 }
 
@@ -92,15 +99,20 @@ static void stp_n_iter_begin(struct stp_common *ck, struct stp_iter *it, struct 
     n++;
   }
   free(percpu);
-  if (dir != 0 && n > 1) {
+  if ((dir != 0 || !m->percpu) && n > 1) {
     memset(&stp_n_sort, 0, sizeof stp_n_sort);
     stp_n_sort.it = it;
     stp_n_sort.dir = dir;
+    stp_n_sort.by_seq = !m->percpu;
     for (lay = stp_n_layouts; lay; lay = lay->next)
       if (strcmp(lay->bpf_name, m->bpf_name) == 0) break;
-    if (col == 0) {
+    if (dir == 0) {
+      stp_n_sort.in_key = 0;
+      stp_n_sort.off = 0;  /* every comparison ties: insertion order decides */
+    } else if (col == 0) {
       stp_n_sort.in_key = 0;
       stp_n_sort.is_string = lay ? lay->value_string : 0;
+      stp_n_sort.off = m->percpu ? 0 : 8;  /* after the insertion number */
       if (m->percpu) {
         if (aggr && !strcmp(aggr, "sum")) stp_n_sort.off = offsetof(struct stp_stat_base, sum);
         else if (aggr && !strcmp(aggr, "min")) stp_n_sort.off = offsetof(struct stp_stat_base, min);

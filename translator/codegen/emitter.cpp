@@ -448,7 +448,19 @@ class BodyEmitter : public ast::Visitor {
     if (!e.components.empty()) unsupported("target variable member access", e.tok);
     if (probe_ && probe_->family == "uprobe") {
       if (e.name == "$return") {
+        std::string type;
+        for (auto& [n, t] : probe_->target_vars)
+          if (n == "$return") type = t;
         value_ = "STP_URETVAL(c)";
+        // An int return lives in eax: sign- or zero-extend it as its C type says.
+        if (!type.empty() && type.back() != '*' && type.find("long") == std::string::npos &&
+            type.find("struct") == std::string::npos && type.find("float") == std::string::npos &&
+            type.find("double") == std::string::npos && type.find('[') == std::string::npos) {
+          std::string ctype;
+          for (char ch : type)
+            ctype += ch == ' ' || isalnum(static_cast<unsigned char>(ch)) || ch == '_' ? ch : ' ';
+          value_ = "((int64_t)(" + ctype + ")STP_URETVAL(c))";
+        }
         return;
       }
       value_ = uprobe_param(e);
@@ -683,9 +695,32 @@ class BodyEmitter : public ast::Visitor {
     for (auto* a : e.args) args.push_back({eval_stable(a), is_str(a)});
     if (e.to_stream) {
       int id = em_.format_id(fmt, comps);
+      // Which argument feeds a %m/%M: the bytes are captured now, not the address.
+      std::map<size_t, const ast::FormatComponent*> mem_args;
+      size_t ai = 0;
+      for (auto& comp : comps) {
+        if (comp.conv == ast::FormatComponent::Conv::Literal) continue;
+        if (comp.width == -2) ++ai;
+        if (comp.precision == -2) ++ai;
+        if (comp.conv == ast::FormatComponent::Conv::Memory ||
+            comp.conv == ast::FormatComponent::Conv::MemoryHex)
+          mem_args[ai] = &comp;
+        ++ai;
+      }
       line("stp_printf_begin(c, " + std::to_string(id) + ");");
-      for (auto& [v, str] : args)
-        line(str ? "stp_printf_str(c, " + v + ");" : "stp_printf_long(c, " + v + ");");
+      for (size_t k = 0; k < args.size(); ++k) {
+        auto& [v, str] = args[k];
+        auto m = mem_args.find(k);
+        if (m != mem_args.end()) {
+          const auto* comp = m->second;
+          std::string prec = comp->precision == -2 && k > 0 ? args[k - 1].first
+                                                             : std::to_string(comp->precision);
+          line("stp_printf_mem(c, " + v + ", " + prec + ", " + (comp->flag == '#' ? "1" : "0") +
+               ");");
+        } else {
+          line(str ? "stp_printf_str(c, " + v + ");" : "stp_printf_long(c, " + v + ");");
+        }
+      }
       line("stp_printf_end(c);");
       value_ = "((int64_t)0)";
       return;
@@ -967,7 +1002,8 @@ void Emitter::layout_globals() {
       m_.stats.push_back(mi);
       continue;
     }
-    types_ << "struct stp_val_" << n << " { "
+    // seq first: the runtime keeps each element's insertion number there (foreach order).
+    types_ << "struct stp_val_" << n << " { uint64_t seq; "
            << (g->type == Type::String ? "char v[STP_MAXSTRINGLEN];" : "int64_t v;") << " };\n";
     types_ << "STP_DEFINE_MAP(" << n << ", " << key << ", struct stp_val_" << n << ", "
            << mi.max_entries << ", " << (mi.wrap ? 1 : 0) << ");\n";
