@@ -142,10 +142,11 @@ void TargetCommand::release() {
 }
 
 void TargetCommand::abandon() {
-  if (park_fd_ >= 0) {
-    ::close(park_fd_);
-    park_fd_ = -1;
-  }
+  // Only a still-parked child is let go here (it exits when its pipe closes); a released one
+  // is running the user's command and is dealt with by kill_and_reap() at the end.
+  if (park_fd_ < 0) return;
+  ::close(park_fd_);
+  park_fd_ = -1;
   if (pid_ > 0 && !exited_) {
     while (::waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
     }
