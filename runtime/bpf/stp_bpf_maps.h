@@ -107,6 +107,10 @@ static __always_inline void stp__stat_add(struct stp_common *k, void *map, const
     if (!s)
       return;
   }
+  if (!s->seq) {  /* first value for this key on this CPU: an insertion number */
+    struct stp_session *ss = stp__session();
+    s->seq = ss ? (int64_t)__sync_fetch_and_add(&ss->seq, 1) + 1 : 0;
+  }
   stp_stat_update(s, v);
   if (bucket >= 0 && bucket < nbuckets)
     ((int64_t *)(s + 1))[bucket]++;

@@ -757,6 +757,8 @@ STP_FMT_INLINE void stp_stat_merge(struct stp_stat_base *dst, const struct stp_s
     *dst = *src;
     return;
   }
+  if (src->seq && (!dst->seq || src->seq < dst->seq))
+    dst->seq = src->seq;
   n = dst->count + src->count;
   delta = src->avg_s - dst->avg_s;
   dst->m2 += src->m2 + stp_sdiv64(delta * delta * dst->count, n) * src->count;

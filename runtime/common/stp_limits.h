@@ -104,7 +104,8 @@ struct stp_key_unit { int32_t unit; };
   int64_t min;          \
   int64_t max;          \
   int64_t avg_s;        \
-  int64_t m2
+  int64_t m2;           \
+  int64_t seq /* insertion number (foreach order); merged as the smallest nonzero */
 struct stp_stat_base { STP_STAT_FIELDS; };
 #define STP_STAT_NBUCKETS(type) ((sizeof(type) - sizeof(struct stp_stat_base)) / sizeof(int64_t))
 

@@ -496,6 +496,7 @@ static void stp_n_stat_add(struct stp_common *ck, struct stp_nmap *m, const void
   if (!buf || m->fd < 0) { free(buf); return; }
   if (bpf_map_lookup_elem(m->fd, key, buf) != 0) memset(buf, 0, (size_t)stp_n_nr_cpus() * stride);
   memcpy(&s, buf, sizeof s);
+  if (!s.seq) s.seq = (int64_t)__atomic_add_fetch(&stp_n_session->seq, 1, __ATOMIC_SEQ_CST);
   stp_stat_update(&s, v);
   memcpy(buf, &s, sizeof s);
   if (m->hist_kind) {

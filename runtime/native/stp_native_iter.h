@@ -38,7 +38,8 @@ struct stp_n_sortctx {
   int dir, is_string;
   size_t off;   /* offset of the sort field in key or value */
   int in_key;
-  int by_seq;   /* break ties by the values' insertion numbers (non-stats arrays) */
+  int by_seq;   /* break ties by the values' insertion numbers */
+  size_t seq_off;  /* where the insertion number is in a value */
 };
 static struct stp_n_sortctx stp_n_sort;
 
@@ -60,8 +61,8 @@ static int stp_n_cmp(const void *pa, const void *pb)
   if (r) return stp_n_sort.dir < 0 ? -r : r;
   if (stp_n_sort.by_seq) {
     /* Ties (and unsorted walks) in insertion order: the value's leading insertion number. */
-    memcpy(&x, it->vals + a * it->vsz, 8);
-    memcpy(&y, it->vals + b * it->vsz, 8);
+    memcpy(&x, it->vals + a * it->vsz + stp_n_sort.seq_off, 8);
+    memcpy(&y, it->vals + b * it->vsz + stp_n_sort.seq_off, 8);
     if (x != y) return (uint64_t)x < (uint64_t)y ? -1 : 1;
   }
   return a < b ? -1 : a > b ? 1 : 0;  /* stable */
@@ -99,16 +100,17 @@ static void stp_n_iter_begin(struct stp_common *ck, struct stp_iter *it, struct 
     n++;
   }
   free(percpu);
-  if ((dir != 0 || !m->percpu) && n > 1) {
+  if (n > 1) {
     memset(&stp_n_sort, 0, sizeof stp_n_sort);
     stp_n_sort.it = it;
     stp_n_sort.dir = dir;
-    stp_n_sort.by_seq = !m->percpu;
+    stp_n_sort.by_seq = 1;
+    stp_n_sort.seq_off = m->percpu ? offsetof(struct stp_stat_base, seq) : 0;
     for (lay = stp_n_layouts; lay; lay = lay->next)
       if (strcmp(lay->bpf_name, m->bpf_name) == 0) break;
     if (dir == 0) {
       stp_n_sort.in_key = 0;
-      stp_n_sort.off = 0;  /* every comparison ties: insertion order decides */
+      stp_n_sort.off = stp_n_sort.seq_off;  /* insertion order decides */
     } else if (col == 0) {
       stp_n_sort.in_key = 0;
       stp_n_sort.is_string = lay ? lay->value_string : 0;

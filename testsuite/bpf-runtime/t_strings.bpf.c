@@ -11,9 +11,11 @@ struct stp_globals { int64_t count; char s[STP_MAXSTRINGLEN]; };
 STP_DEFINE_GLOBALS(struct stp_globals);
 
 struct stp_key_names { char k0[STP_MAXSTRINGLEN]; int64_t k1; };
-struct stp_val_names { char v[STP_MAXSTRINGLEN]; };
+/* Array values start with the insertion number the runtime keeps (runtime/bpf/stp_bpf_maps.h). */
+struct stp_val_names { uint64_t seq; char v[STP_MAXSTRINGLEN]; };
+struct stp_val_ring { uint64_t seq; int64_t v; };
 STP_DEFINE_MAP(names, struct stp_key_names, struct stp_val_names, 100, 0);
-STP_DEFINE_MAP(ring, struct stp_key_names, int64_t, 4, 1);
+STP_DEFINE_MAP(ring, struct stp_key_names, struct stp_val_ring, 4, 1);
 
 #define S20(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19)
 #define DECL(i) char s##i[STP_MAXSTRINGLEN];
@@ -66,7 +68,7 @@ STP_PROBE_TRACEPOINT(0, "syscalls", "sys_enter_getppid")
   c->l.probe.p0.n += 10 * stp_map_exists(c, names, &c->l.probe.p0.key0);   /* n = 1 */
   c->l.probe.p0.x += 0;
   {
-    int64_t one = 1;
+    struct stp_val_ring one = {0, 1};
     stp_map_set(c, ring, &c->l.probe.p0.key0, &one);
   }
 
