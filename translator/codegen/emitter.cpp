@@ -484,8 +484,43 @@ class BodyEmitter : public ast::Visitor {
       }
       return;
     }
+    if (e.name == "$$vars" || e.name == "$$parms" || e.name == "$$locals") {
+      value_ = all_fields(e.name == "$$locals");
+      return;
+    }
     if (e.name.rfind("$$", 0) == 0) unsupported(e.name, e.tok);
     throw TranslateError("unknown tracepoint field " + e.name, e.tok);
+  }
+  // $$vars / $$parms of a tracepoint: "name=VALUE name=VALUE", integers as %#x and strings
+  // quoted, as SystemTap's expansion of sprintf("a=%#x b=%#x", ...). A tracepoint has no
+  // locals: $$locals is "".
+  std::string all_fields(bool locals_only) {
+    std::string t = tmp_str();
+    line("stp_sfmt_begin(c, " + t + ");");
+    if (locals_only) return t;
+    bool first = true;
+    for (auto& f : tp_->fields) {
+      if (!probes::trace_field_visible(f)) continue;
+      line("stp_sfmt_lit(c, " + t + ", " + c_quote((first ? "" : " ") + f.name + "=") + ");");
+      first = false;
+      if (f.type.rfind("__data_loc", 0) == 0 ||
+          (f.type.find("char") != std::string::npos && f.type.find('[') != std::string::npos)) {
+        std::string v = tmp_str();
+        if (f.type.rfind("__data_loc", 0) == 0)
+          line("STP_TP_DATALOC_STR(c, " + v + ", " + std::to_string(f.offset) + ");");
+        else
+          line("STP_TP_STR(c, " + v + ", " + std::to_string(f.offset) + ", " +
+               std::to_string(f.size) + ");");
+        line("stp_sfmt_lit(c, " + t + ", \"\\\"\");");
+        line("stp_sfmt_str(c, " + t + ", " + v + ", 0, -1, -1);");
+        line("stp_sfmt_lit(c, " + t + ", \"\\\"\");");
+      } else {
+        line("stp_sfmt_long(c, " + t + ", STP_TP_LONG(c, " + std::to_string(f.offset) + ", " +
+             std::to_string(f.size) + ", " + (f.is_signed ? "1" : "0") +
+             "), 'x', STP_FLAG_ALT, -1, -1);");
+      }
+    }
+    return t;
   }
   // A function parameter at a uprobe on the function's entry: the n-th integer argument
   // register of the ABI (x86-64 SysV: rdi rsi rdx rcx r8 r9), cast to its declared C type.
@@ -602,9 +637,13 @@ class BodyEmitter : public ast::Visitor {
       value_ = a + "." + e.op;
       return;
     }
-    if (e.op == "variance") unsupported("@variance", e.tok);
     line("if (" + a + ".count == 0) { stp_error(c, \"empty aggregate\", " +
          std::to_string(em_.location(e.tok)) + "); goto " + err_label + "; }");
+    if (e.op == "variance") {
+      if (!e.params.empty()) unsupported("@variance with a bit shift", e.tok);
+      value_ = "stp_stat_variance((const struct stp_stat_base *)&" + a + ")";
+      return;
+    }
     if (e.op == "avg")
       value_ = "(" + a + ".sum / " + a + ".count)";
     else

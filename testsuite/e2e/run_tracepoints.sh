@@ -1,0 +1,33 @@
+#!/bin/bash
+# kernel.trace("SYSTEM:EVENT"): $field and $$vars/$$parms built from the event's format file
+# (the truth here is tracefs itself, read by this test), from a BPF probe on a real exec.
+. "$(dirname "$0")/../e2e-lib.sh"
+if [ "$(id -u)" != 0 ]; then
+  if [ -n "${CI:-}" ]; then echo "FAIL: run_tracepoints needs root in CI"; T_FAILED=1
+  else echo "SKIP: run_tracepoints.sh needs root (BPF); rerun as root"; fi
+  t_done; exit
+fi
+export XDG_CACHE_HOME="$T_TMP/cache"
+
+TRACEFS=/sys/kernel/tracing
+[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS 2>/dev/null
+FMT=$TRACEFS/events/sched/sched_process_exec/format
+# The visible fields, in order: every "field:" line but the common_ ones.
+want_names=$(grep -o 'field:[^;]*;' "$FMT" | sed 's/field://; s/;$//; s/\[.*\]//' | awk '{print $NF}' |
+  grep -v '^common_' | tr '\n' ' ' | sed 's/ $//')
+CAT=$(command -v cat)
+
+t "\$\$parms of sched_process_exec has the format file's fields" 0 \
+  "~^filename=\"$(readlink -f "$CAT")\" pid=0x[0-9a-f]+ old_pid=0x[0-9a-f]+\$" '' -- \
+  "$UKSTAP" -e 'probe kernel.trace("sched:sched_process_exec") { if (pid() == target()) { println($$parms); exit() } }' \
+  -c "$CAT /dev/null"
+t "the field names are those of tracefs ($want_names)" 0 '' '' -- sh -c "
+  [ \"$want_names\" = 'filename pid old_pid' ]"
+t "\$field reads: \$pid is the exec'ing pid" 0 $'1\n' '' -- \
+  "$UKSTAP" -e 'probe kernel.trace("sched:sched_process_exec") { if (pid() == target()) { printf("%d\n", $pid == pid()); exit() } }' \
+  -c "$CAT /dev/null"
+t "\$\$vars of syscalls:sys_enter_openat names every argument" 0 \
+  '~^dfd=0x[0-9a-f]+ filename=0x[0-9a-f]+ flags=0x[0-9a-f]+ mode=0x[0-9a-f]+$' '' -- \
+  "$UKSTAP" -e 'probe kernel.trace("syscalls:sys_enter_openat") { if (pid() == target()) { println($$vars); exit() } }' \
+  -c "$CAT /dev/null"
+t_done
