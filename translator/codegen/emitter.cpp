@@ -161,7 +161,7 @@ class BodyEmitter : public ast::Visitor {
  public:
   BodyEmitter(Emitter& em, Emitter::Frame& frame, std::ostringstream& out, DerivedProbe* probe,
               ast::Function* fn, const probes::TraceEvent* tp)
-      : em_(em), frame_(frame), out_(out), probe_(probe), fn_(fn), tp_(tp) {}
+      : em_(em), frame_(frame), out_(&out), probe_(probe), fn_(fn), tp_(tp) {}
 
   std::string err_label = "out";
   int indent = 1;
@@ -175,7 +175,7 @@ class BodyEmitter : public ast::Visitor {
   }
 
  private:
-  void line(const std::string& text) { out_ << std::string(indent * 2, ' ') << text << "\n"; }
+  void line(const std::string& text) { *out_ << std::string(indent * 2, ' ') << text << "\n"; }
   void check_error() { line("if (STP_ERRORED(c)) goto " + err_label + ";"); }
   [[noreturn]] void unsupported(const std::string& what, const Token* tok) {
     throw TranslateError(what + " is not supported by the BPF backend yet", tok);
@@ -815,7 +815,7 @@ class BodyEmitter : public ast::Visitor {
     --indent;
     line("}");
   }
-  void visit(ast::EmbeddedCode& s) override { out_ << s.code << "\n"; }
+  void visit(ast::EmbeddedCode& s) override { *out_ << s.code << "\n"; }
   void visit(ast::NullStatement&) override {}
   void visit(ast::ExprStatement& s) override {
     line("STP_ACTION(c, 1); if (STP_ERRORED(c)) goto " + err_label + ";");
@@ -847,7 +847,9 @@ class BodyEmitter : public ast::Visitor {
     line("STP_ACTION(c, 1); if (STP_ERRORED(c)) goto " + err_label + ";");
     if (s.cond) line("if (!(" + eval(s.cond) + ")) break;");
     continue_labels_.push_back(cont);
+    break_text_.push_back("break;");
     stmt(s.body);
+    break_text_.pop_back();
     continue_labels_.pop_back();
     line(cont + ":;");
     if (s.incr) stmt(s.incr);
@@ -855,8 +857,84 @@ class BodyEmitter : public ast::Visitor {
     line("}");
     line("if (STP_ERRORED(c)) goto " + err_label + ";");
   }
+  // foreach in a BPF probe: bpf_for_each_map_elem with the body in a callback (hash order, or
+  // insertion order is not available there; sorting is for user-space probes).
+  void kernel_foreach(ast::ForeachLoop& s) {
+    auto* sym = dynamic_cast<ast::Symbol*>(s.base);
+    if (!sym || !sym->referent) unsupported("foreach over this expression", s.tok);
+    const ast::Vardecl* g = sym->referent;
+    const MapInfo* mi = em_.map_of(g);
+    if (!mi) unsupported("foreach over this expression", s.tok);
+    if (s.sort_direction != 0)
+      unsupported("sorted foreach in a kernel-context probe (sort in an end or timer.s probe)",
+                  s.tok);
+    if (mi->stats && s.value) unsupported("foreach value of an aggregate in a kernel probe", s.tok);
+    std::vector<std::string> slice = slice_values(s.array_slice);
+    std::string limit = s.limit ? eval_stable(s.limit) : "";
+    int n = em_.next_callback_++;
+    std::string flag = tmp_long(), count = tmp_long();
+    std::string name = "stp_cb_" + std::to_string(n);
+    std::string kt = "struct stp_key_" + em_.c_name(g->name);
+    std::string vt = (mi->stats ? "struct stp_stat_" : "struct stp_val_") + em_.c_name(g->name);
+
+    std::ostringstream cb;
+    std::ostringstream* saved_out = out_;
+    int saved_indent = indent;
+    std::string saved_err = err_label;
+    out_ = &cb;
+    indent = 1;
+    cb << "static long " << name << "(void *map, void *key, void *val, void *data)\n{\n";
+    line("struct stp_context *c = ((struct stp_cbdata *)data)->c;");
+    line("struct stp_globals *g = ((struct stp_cbdata *)data)->g;");
+    line(kt + " *k = key;");
+    line(vt + " *v = val;");
+    line("(void)map; (void)g; (void)k; (void)v;");
+    if (!slice.empty()) line("if (!(" + key_matches(*mi, "(*k)", slice) + ")) return 0;");
+    if (!limit.empty()) line("if (" + count + "++ >= " + limit + ") return 1;");
+    line("if (STP_ACTION(c, 1)) goto cb_err;");
+    for (size_t i = 0; i < s.indexes.size(); ++i) {
+      std::string lv = em_.var_access(s.indexes[i]->referent);
+      std::string field = "k->k" + std::to_string(i);
+      line(mi->key_types[i] == Type::String ? "stp_str_copy(c, " + lv + ", " + field + ");"
+                                            : lv + " = " + field + ";");
+    }
+    if (s.value) {
+      std::string lv = em_.var_access(s.value->referent);
+      line(mi->value_type == Type::String ? "stp_str_copy(c, " + lv + ", v->v);"
+                                          : lv + " = v->v;");
+    }
+    err_label = "cb_err";
+    std::string cont = "cb_cont";
+    continue_labels_.push_back(cont);
+    break_text_.push_back("return 1;");
+    exit_text_.push_back("{ " + flag + " = 2; return 1; }");
+    stmt(s.body);
+    exit_text_.pop_back();
+    break_text_.pop_back();
+    continue_labels_.pop_back();
+    line(cont + ":;");
+    line("return 0;");
+    cb << "cb_err:\n  return 1;\n}\n\n";
+    out_ = saved_out;
+    indent = saved_indent;
+    err_label = saved_err;
+    em_.callbacks_ << cb.str();
+
+    line(flag + " = 0;");
+    line(count + " = 0;");
+    line("{");
+    ++indent;
+    line("struct stp_cbdata d = {c, g};");
+    line("bpf_for_each_map_elem(&" + mi->bpf_name + ", " + name + ", &d, 0);");
+    --indent;
+    line("}");
+    line("if (STP_ERRORED(c)) goto " + err_label + ";");
+    line("if (" + flag + " == 2) " +
+         (exit_text_.empty() ? std::string("goto out;") : exit_text_.back()));
+  }
+
   void visit(ast::ForeachLoop& s) override {
-    if (!native_) unsupported("foreach in a kernel-context probe", s.tok);
+    if (!native_) return kernel_foreach(s);
     auto* sym = dynamic_cast<ast::Symbol*>(s.base);
     if (!sym || !sym->referent) unsupported("foreach over this expression", s.tok);
     const ast::Vardecl* g = sym->referent;
@@ -906,10 +984,12 @@ class BodyEmitter : public ast::Visitor {
         line(lv + " = " + v + ".v;");
     }
     continue_labels_.push_back(cont);
+    break_text_.push_back("break;");
     std::string saved = err_label;
     err_label = "__brk" + std::to_string(n);
     stmt(s.body);
     err_label = saved;
+    break_text_.pop_back();
     continue_labels_.pop_back();
     line(cont + ":;");
     --indent;
@@ -927,7 +1007,7 @@ class BodyEmitter : public ast::Visitor {
       else
         line(ff->access + ".__retvalue = " + v + ";");
     }
-    line("goto out;");
+    line(exit_text_.empty() ? "goto out;" : exit_text_.back());
   }
   void visit(ast::DeleteStatement& s) override {
     if (auto* sym = dynamic_cast<ast::Symbol*>(s.value)) {
@@ -954,8 +1034,12 @@ class BodyEmitter : public ast::Visitor {
     }
     unsupported("delete of this expression", s.tok);
   }
-  void visit(ast::NextStatement&) override { line("goto out;"); }
-  void visit(ast::BreakStatement&) override { line("break;"); }
+  void visit(ast::NextStatement&) override {
+    line(exit_text_.empty() ? "goto out;" : exit_text_.back());
+  }
+  void visit(ast::BreakStatement&) override {
+    line(break_text_.empty() ? "break;" : break_text_.back());
+  }
   void visit(ast::ContinueStatement&) override {
     line(continue_labels_.empty() ? "continue;" : "goto " + continue_labels_.back() + ";");
   }
@@ -965,7 +1049,10 @@ class BodyEmitter : public ast::Visitor {
  private:
   Emitter& em_;
   Emitter::Frame& frame_;
-  std::ostringstream& out_;
+  std::ostringstream* out_;
+  // How `break` and `next`/`return` leave: C statements, or the callback of a kernel foreach.
+  std::vector<std::string> break_text_;
+  std::vector<std::string> exit_text_;
   DerivedProbe* probe_;
   ast::Function* fn_;
   const probes::TraceEvent* tp_;
@@ -1335,6 +1422,8 @@ int Emitter::run() {
     h.replace(h.find("#include \"stp_runtime.h\""), 0,
               "#define STP_NPROBES " + std::to_string(std::max<size_t>(1, m_.probes.size())) + "\n");
     all << h << types_.str() << "\n" << ctx.str() << protos.str() << "\n"
+        << "#ifdef __UKSTAP_BPF__\nstruct stp_cbdata { struct stp_context *c; struct stp_globals *g; };\n"
+        << callbacks_.str() << "#endif\n\n"
         << functions_.str() << probes_.str();
     all << "#ifdef __UKSTAP_NATIVE__\nSTP_GLOBALS_INIT\n{\n" << init << "}\n#endif\n";
     m_.source = all.str();

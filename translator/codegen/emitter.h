@@ -61,6 +61,8 @@ class Emitter {
   std::ostringstream types_;      // structs, map definitions
   std::ostringstream functions_;  // function bodies
   std::ostringstream probes_;     // probe handlers
+  std::ostringstream callbacks_;  // kernel foreach bodies (bpf_for_each_map_elem callbacks)
+  int next_callback_ = 0;
   std::deque<Frame> frames_;      // probe and function frames (stable addresses)
   std::map<const ast::Vardecl*, std::string> var_access_;  // locals/params → C lvalue
   std::map<const ast::Vardecl*, int> map_index_;           // array/stats globals → m.maps index
