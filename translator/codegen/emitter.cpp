@@ -244,10 +244,11 @@ class BodyEmitter : public ast::Visitor {
     return v + ".v";
   }
 
-  void write_element(ast::ArrayIndex& e, const std::string& value, bool str) {
+  void write_element(ast::ArrayIndex& e, const std::string& value, bool str,
+                     std::string k = "") {
     const ast::Vardecl* g = array_of(e.base);
     if (!g) unsupported("assigning to this expression", e.tok);
-    std::string k = build_key(g, e.indexes, e.tok);
+    if (k.empty()) k = build_key(g, e.indexes, e.tok);
     std::string v = frame_.add_temp("struct stp_val_" + em_.c_name(g->name), "v");
     line("STP_ZERO(c, &" + v + ");");
     if (str)
@@ -411,6 +412,14 @@ class BodyEmitter : public ast::Visitor {
     }
     bool str = is_str(e.left);
     if (e.op == "=") {
+      // a[i] = v: the key is evaluated before the value, as SystemTap does (a[n++] = n).
+      if (auto* ai = dynamic_cast<ast::ArrayIndex*>(e.left); ai && array_of(ai->base)) {
+        std::string k = build_key(array_of(ai->base), ai->indexes, ai->tok);
+        std::string v = eval_stable(e.right);
+        write_element(*ai, v, str, k);
+        value_ = v;
+        return;
+      }
       std::string v = eval_stable(e.right);
       value_ = store(e.left, v, str);
       return;
