@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <regex.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -170,6 +171,22 @@ static int64_t stp_n_div(struct stp_common *ck, int64_t a, int64_t b, int mod)
 }
 #define stp_div(c, a, b) stp_n_div(&(c)->k, (a), (b), 0)
 #define stp_mod(c, a, b) stp_n_div(&(c)->k, (a), (b), 1)
+
+/* s =~ "re": POSIX extended regular expressions (SystemTap's dialect is ERE-based). Compiled on
+ * each use: user-space probes are reports, not hot paths. */
+static int64_t stp_n_regex_match(struct stp_common *ck, const char *s, const char *re)
+{
+  regex_t r;
+  int rc;
+  if (regcomp(&r, re, REG_EXTENDED | REG_NOSUB) != 0) {
+    stp_n_error(ck, "invalid regular expression", STP_LOC_CURRENT);
+    return 0;
+  }
+  rc = regexec(&r, s, 0, NULL, 0);
+  regfree(&r);
+  return rc == 0;
+}
+#define stp_regex_match(c, s, re) stp_n_regex_match(&(c)->k, (s), (re))
 
 #define STP_ACTION(c, n)                                                    \
   do {                                                                      \

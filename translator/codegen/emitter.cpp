@@ -368,6 +368,7 @@ class BodyEmitter : public ast::Visitor {
     value_ = t;
   }
   void visit(ast::RegexMatch& e) override {
+    if (!native_) unsupported("regular expression matching in a kernel-context probe", e.tok);
     std::string s = eval(e.left);
     std::string t = tmp_long();
     line(t + " = stp_regex_match(c, " + s + ", " + c_quote(e.regex->value) + ");");
