@@ -209,6 +209,7 @@ int Runner::fail(const std::string& msg) {
 std::string Runner::probe_where(const ProbeInfo& p) const {
   std::string w = "probe " + (p.pp.empty() ? p.pn : p.pp);
   if (!p.pn.empty() && p.pn != p.pp) w += " (" + p.pn + ")";
+  if (!p.location.empty()) w += " at " + p.location;  // where the script wrote the probe
   return w;
 }
 

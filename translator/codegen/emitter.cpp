@@ -1266,6 +1266,11 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
   info.pp = p->point->str();
   info.pn = p->alias_name ? p->alias_name->str()
                           : (p->chain.empty() ? info.pp : p->chain.back()->str());
+  // The point as the user's script wrote it (the outermost link of the chain).
+  const ast::ProbePoint* written = p->chain.empty() ? p->point : p->chain.back();
+  if (written && written->tok && written->tok->loc.file)
+    info.location = written->tok->loc.file->name + ":" + std::to_string(written->tok->loc.line) +
+                    ":" + std::to_string(written->tok->loc.column);
   auto pr = p->params.find("priority");
   if (pr != p->params.end()) info.priority = std::stoll(pr->second);
 

@@ -19,6 +19,7 @@ struct ProbeInfo {
   std::string pp;           // pp(): the concrete point
   std::string pn;           // pn(): the alias name or the point as written
   int64_t priority = 0;     // begin(N)/end(N)/error(N)
+  std::string location;     // the script's probe point: "<input>:1:7"
 };
 
 struct FormatInfo {
