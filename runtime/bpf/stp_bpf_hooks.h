@@ -106,6 +106,19 @@ extern int CONFIG_HZ __kconfig __weak;
 #define _stp_tokenize_state() (&c->k.tok)
 
 /* ---- strings ----------------------------------------------------------------------------- */
+/* String primitives of string.stp: pointers are MAXSTRINGLEN buffers (STAP_ARG_*, STAP_RETVALUE). */
+#define STP__SB(p) ((struct stp_strbuf *)(p))
+#define _stp_strlen(s) stp_str_len(c, (s))
+#define _stp_substr(out, s, start, len) \
+  ((void)stp_bpf_substr(STP__SB(out), STP__SB(s), (int64_t)(start), (int64_t)(len)))
+#define _stp_strpos(h, n) stp_bpf_strpos(STP__SB(h), STP__SB(n))
+#define _stp_str_replace(out, s, srch, rplc) \
+  ((void)stp_bpf_str_replace(STP__SB(out), STP__SB(s), STP__SB(srch), STP__SB(rplc)))
+#define _stp_tokenize(out, input, delim) \
+  ((void)stp_bpf_tokenize(STP__SB(out), &c->k.tok, STP__SB(input), STP__SB(delim)))
+#define _stp_strtol(s, base) stp_bpf_strtol(STP__SB(s), (int64_t)(base))
+#define _stp_flags_str(out, v, table) ((void)stp_bpf_flags_str(STP__SB(out), (int64_t)(v), (int)(table)))
+
 static __always_inline void stp__text_str(struct stp_common *k, char *out, unsigned long in,
                                           long inlen, long outlen, int quoted, int user, int buffer)
 {

@@ -11,6 +11,8 @@
 #ifndef STP_BPF_STRINGS_H
 #define STP_BPF_STRINGS_H
 
+#include "common/stp_strings.h"
+
 #define STP_GLOBAL_FN __attribute__((noinline))
 
 /* strcmp of two MAXSTRINGLEN buffers: <0, 0, >0 (byte difference, unsigned as strcmp). */
@@ -64,6 +66,55 @@ STP_GLOBAL_FN int stp_bpf_text_escape(struct stp_strbuf *dst, const struct stp_s
     return 0;
   return (int)stp_text_escape(dst->s, STP_MAXSTRINGLEN, outlen, (const uint8_t *)src->s, inlen,
                               qb & 1, (qb >> 1) & 1);
+}
+
+/* The tapsets' string hooks (common/stp_strings.h, RUNTIME-HOOKS.md "Strings"): each is one
+ * global subprogram over MAXSTRINGLEN buffers of the context map (STAP_ARG_* / STAP_RETVALUE),
+ * its byte loops bpf_loop callbacks, so a probe calling all of them costs each once. */
+STP_GLOBAL_FN int stp_bpf_substr(struct stp_strbuf *dst, const struct stp_strbuf *src, int64_t start,
+                                 int64_t len)
+{
+  if (!dst || !src)
+    return 0;
+  return (int)stp_s_substr(dst->s, src->s, STP_MAXSTRINGLEN, start, len);
+}
+
+STP_GLOBAL_FN int64_t stp_bpf_strpos(const struct stp_strbuf *h, const struct stp_strbuf *n)
+{
+  if (!h || !n)
+    return -1;
+  return stp_s_strpos(h->s, n->s, STP_MAXSTRINGLEN);
+}
+
+STP_GLOBAL_FN int stp_bpf_str_replace(struct stp_strbuf *dst, const struct stp_strbuf *s,
+                                      const struct stp_strbuf *srch, const struct stp_strbuf *rplc)
+{
+  if (!dst || !s || !srch || !rplc)
+    return 0;
+  return (int)stp_s_str_replace(dst->s, s->s, srch->s, rplc->s, STP_MAXSTRINGLEN);
+}
+
+STP_GLOBAL_FN int stp_bpf_tokenize(struct stp_strbuf *dst, struct _stp_tokenize *st,
+                                   const struct stp_strbuf *input, const struct stp_strbuf *delim)
+{
+  if (!dst || !st || !input || !delim)
+    return 0;
+  return (int)stp_s_tokenize(dst->s, st->buf, (int64_t *)&st->pos, input->s, delim->s,
+                             STP_MAXSTRINGLEN);
+}
+
+STP_GLOBAL_FN int stp_bpf_flags_str(struct stp_strbuf *dst, int64_t v, int table)
+{
+  if (!dst)
+    return 0;
+  return (int)stp_s_flags_str(dst->s, STP_MAXSTRINGLEN, v, table);
+}
+
+STP_GLOBAL_FN int64_t stp_bpf_strtol(const struct stp_strbuf *s, int64_t base)
+{
+  if (!s)
+    return 0;
+  return stp_s_strtol(s->s, base, STP_MAXSTRINGLEN);
 }
 
 /* ---- API ---------------------------------------------------------------------------------- */

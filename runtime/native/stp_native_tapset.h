@@ -7,6 +7,9 @@
 #define STP_NATIVE_TAPSET_H
 
 #include <sys/prctl.h>
+#include <sys/uio.h>
+
+#include "common/stp_strings.h"
 
 /* --- BPF helper shims ----------------------------------------------------------------- */
 static inline uint64_t bpf_get_current_pid_tgid(void)
@@ -45,27 +48,49 @@ static inline uint32_t bpf_get_smp_processor_id(void)
   return cpu < 0 ? 0 : (uint32_t)cpu;
 }
 static inline uint32_t bpf_get_prandom_u32(void) { return (uint32_t)random(); }
-/* Reads "from kernel or user memory": in module.so both are ukstap's own memory. */
+/* Reads "from kernel or user memory": in module.so both are ukstap's own memory. They go through
+ * process_vm_readv on ukstap itself, so a bad address is -EFAULT (as in BPF), never a SIGSEGV. */
+static inline long stp_n_read_self(void *dst, const void *src, size_t size)
+{
+  struct iovec l = { dst, size }, r = { (void *)src, size };
+  ssize_t n = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+  return n < 0 ? -(long)errno : (long)n;
+}
 static inline long bpf_probe_read_kernel(void *dst, uint32_t size, const void *src)
 {
-  if (!src) { memset(dst, 0, size); return -14; }
-  memcpy(dst, src, size);
+  if (!size) return 0;
+  if (!src || stp_n_read_self(dst, src, size) != (long)size) { memset(dst, 0, size); return -14; }
   return 0;
 }
 #define bpf_probe_read_user bpf_probe_read_kernel
 #define bpf_probe_read bpf_probe_read_kernel
+/* Page by page, so a string that ends just before an unmapped page is still read. */
 static inline long bpf_probe_read_kernel_str(void *dst, uint32_t size, const void *src)
 {
-  size_t n;
+  char *d = (char *)dst;
+  uintptr_t a = (uintptr_t)src;
+  uint32_t got = 0;
   if (!size) return -22;
-  if (!src) { ((char *)dst)[0] = 0; return -14; }
-  n = strnlen((const char *)src, size - 1);
-  memcpy(dst, src, n);
-  ((char *)dst)[n] = 0;
-  return (long)n + 1;
+  d[0] = 0;
+  if (!src) return -14;
+  while (got < size - 1) {
+    size_t chunk = 4096 - ((a + got) & 4095);
+    const char *nul;
+    if (chunk > size - 1 - got) chunk = size - 1 - got;
+    if (stp_n_read_self(d + got, (const void *)(a + got), chunk) != (long)chunk) {
+      if (!got) { d[0] = 0; return -14; }
+      break;
+    }
+    nul = (const char *)memchr(d + got, 0, chunk);
+    if (nul) return (long)(nul - d) + 1;
+    got += (uint32_t)chunk;
+  }
+  d[got] = 0;
+  return (long)got + 1;
 }
 #define bpf_probe_read_user_str bpf_probe_read_kernel_str
 #define bpf_probe_read_str bpf_probe_read_kernel_str
+#define bpf_get_current_task() 0L
 
 /* --- function ABI (RUNTIME-HOOKS.md) --------------------------------------------------- */
 #ifndef STAP_ERROR
@@ -81,11 +106,9 @@ static inline long bpf_probe_read_kernel_str(void *dst, uint32_t size, const voi
 #define STAP_ERROR_NOLOC(msg)                                                  \
   do { stp_n_error(stp_n_cur_k, (msg), -1); goto out; } while (0)
 #endif
-#ifdef STP_CUR_LOC
-#define STP_N_CUR_LOC STP_CUR_LOC
-#else
-#define STP_N_CUR_LOC (-1)
-#endif
+/* The function's declaration (generated code defines STAP_FN_LOC around each body), so the
+ * message ends with ` near ...` as on the BPF side (STAP-FORMATS §5). */
+#define STP_N_CUR_LOC (STAP_FN_LOC)
 
 /* --- diagnostics and control ----------------------------------------------------------- */
 static inline void _stp_log(const char *msg) { stp_n_emit_str(STP_REC_LOG, 0, msg); }
@@ -117,6 +140,46 @@ static inline struct _stp_tokenize *_stp_tokenize_state(void)
 {
   static struct _stp_tokenize t;
   return &t;
+}
+
+/* --- strings: the same algorithms as the BPF side (common/stp_strings.h) ------------------- */
+#define _stp_strlen(s) stp_s_strlen((s), STP_MAXSTRINGLEN)
+#define _stp_substr(out, s, start, len) \
+  ((void)stp_s_substr((out), (s), STP_MAXSTRINGLEN, (int64_t)(start), (int64_t)(len)))
+#define _stp_strpos(h, n) stp_s_strpos((h), (n), STP_MAXSTRINGLEN)
+#define _stp_str_replace(out, s, srch, rplc) \
+  ((void)stp_s_str_replace((out), (s), (srch), (rplc), STP_MAXSTRINGLEN))
+#define _stp_tokenize(out, input, delim)                                                    \
+  ((void)stp_s_tokenize((out), _stp_tokenize_state()->buf,                                  \
+                        (int64_t *)&_stp_tokenize_state()->pos, (input), (delim), STP_MAXSTRINGLEN))
+#define _stp_strtol(s, base) stp_s_strtol((s), (int64_t)(base), STP_MAXSTRINGLEN)
+#define _stp_flags_str(out, v, table) ((void)stp_s_flags_str((out), STP_MAXSTRINGLEN, (int64_t)(v), (table)))
+
+/* _stp_text_str (RUNTIME-HOOKS.md): the BPF side's stp__text_str over ukstap's own memory. */
+static inline void _stp_text_str(char *out, unsigned long in, long inlen, long outlen, int quoted,
+                                 int user, int buffer)
+{
+  char tmp[STP_MAXSTRINGLEN];
+  long n;
+  (void)user;
+  if (inlen < 0) inlen = 0;
+  if (inlen > STP_MAXSTRINGLEN) inlen = STP_MAXSTRINGLEN;
+  if (outlen <= 0 || outlen > STP_MAXSTRINGLEN) outlen = STP_MAXSTRINGLEN;
+  if (!in) {
+    n = -1;
+  } else if (buffer) {
+    n = inlen == 0 ? 0 : bpf_probe_read_kernel(tmp, (uint32_t)inlen, (const void *)in);
+    if (n == 0) n = inlen;
+  } else {
+    n = bpf_probe_read_kernel_str(tmp, STP_MAXSTRINGLEN, (const void *)in);
+    if (n > 0 && n - 1 < inlen) inlen = n - 1;
+  }
+  if (n < 0) {
+    stp_fmt_long(out, STP_MAXSTRINGLEN, 0, (int64_t)in, 'x', STP_FLAG_ALT, 0, -1);
+    return;
+  }
+  stp_text_escape(out, STP_MAXSTRINGLEN, (uint32_t)outlen, (const uint8_t *)tmp, (uint32_t)inlen,
+                  quoted != 0, buffer != 0);
 }
 
 #endif /* STP_NATIVE_TAPSET_H */

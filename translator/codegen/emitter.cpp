@@ -125,6 +125,13 @@ std::string Emitter::c_name(const std::string& n) {
   return o;
 }
 
+std::string Emitter::fn_c_name(const ast::Function* f) {
+  std::string n = c_name(f->name);
+  for (auto* o : s_.functions)
+    if (o != f && o->name == f->name) return n + "__a" + std::to_string(f->formal_args.size());
+  return n;
+}
+
 int Emitter::location(const Token* tok) {
   if (!tok) return -1;
   m_.locations.push_back(describe_token(*tok));
@@ -689,7 +696,7 @@ class BodyEmitter : public ast::Visitor {
       else
         line(param + " = " + args[k] + ";");
     }
-    line("stp_fn_" + em_.c_name(f->name) + "(c, g);");
+    line("stp_fn_" + em_.fn_c_name(f) + "(c, g);");
     check_error();
     if (f->type == Type::String) {
       std::string t = tmp_str();
@@ -1181,7 +1188,7 @@ static std::string globals_init(Session& s) {
 void Emitter::emit_function(ast::Function* f, bool native) {
   Frame& fr = *function_frames_[f];
   std::ostringstream body;
-  std::string n = c_name(f->name);
+  std::string n = fn_c_name(f);
   body << (native ? "#ifdef __UKSTAP_NATIVE__\n" : "#ifdef __UKSTAP_BPF__\n");
   body << "static __always_inline void stp_fn_" << n
        << "(struct stp_context *c, struct stp_globals *g) {\n";
@@ -1352,7 +1359,7 @@ int Emitter::run() {
     std::ostringstream protos;
     for (auto* f : s_.functions) {
       Frame& fr = frames_.emplace_back();
-      std::string n = c_name(f->name);
+      std::string n = fn_c_name(f);
       fr.struct_name = "stp_frame_" + n;
       fr.access = "c->l.f_" + n;
       function_frames_[f] = &fr;

@@ -45,6 +45,9 @@ class Emitter {
   };
 
   std::string c_name(const std::string& script_name);  // safe C identifier
+  // C name of a script function: c_name(name), plus "__a<arity>" when the name is overloaded
+  // (user_string/1 and /2 in one script need two frames and two stp_fn_ bodies).
+  std::string fn_c_name(const ast::Function* f);
   std::string global_access(const ast::Vardecl* g) const;
   std::string var_access(const ast::Vardecl* v) const;
   const MapInfo* map_of(const ast::Vardecl* g) const;
