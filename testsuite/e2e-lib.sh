@@ -82,3 +82,13 @@ t_done() {
   echo "$T_PASSED passed, $T_FAILED failed"
   [ "$T_FAILED" = 0 ]
 }
+
+# t_require_root: the BPF tests need root. Outside CI a non-root run skips visibly; under
+# CI=true it is a failure, never a skip. Returns non-zero when the caller must stop.
+t_require_root() {
+  [ "$(id -u)" = 0 ] && return 0
+  local name; name=$(basename "$0")
+  if [ -n "${CI:-}" ]; then echo "FAIL: $name needs root in CI"; T_FAILED=1
+  else echo "SKIP: $name needs root (BPF); rerun as root"; fi
+  return 1
+}

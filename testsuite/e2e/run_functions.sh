@@ -10,11 +10,7 @@
 # getuid/getgid/geteuid/getegid/comm) and, for begin probes, from the shell that runs ukstap.
 # Root only; under CI=true not being root is a failure, never a skip.
 . "$(dirname "$0")/../e2e-lib.sh"
-if [ "$(id -u)" != 0 ]; then
-  if [ -n "${CI:-}" ]; then echo "FAIL: run_functions needs root in CI"; T_FAILED=1
-  else echo "SKIP: run_functions.sh needs root (BPF); rerun as root"; fi
-  t_done; exit
-fi
+t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
 
 FP=$T_TMP/fnprog

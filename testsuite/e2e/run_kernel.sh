@@ -8,11 +8,7 @@
 # kernel. Root only; under CI=true not being root is a failure, never a skip.
 . "$(dirname "$0")/../e2e-lib.sh"
 NL=$'\n'
-if [ "$(id -u)" != 0 ]; then
-  if [ -n "${CI:-}" ]; then echo "FAIL: run_kernel needs root in CI"; T_FAILED=1
-  else echo "SKIP: run_kernel.sh needs root (BPF); rerun as root"; fi
-  t_done; exit
-fi
+t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
 PASS5_FAILED='Pass 5: run failed.  [man error::pass5]'
 

@@ -2,11 +2,7 @@
 # kernel.trace("SYSTEM:EVENT"): $field and $$vars/$$parms built from the event's format file
 # (the truth here is tracefs itself, read by this test), from a BPF probe on a real exec.
 . "$(dirname "$0")/../e2e-lib.sh"
-if [ "$(id -u)" != 0 ]; then
-  if [ -n "${CI:-}" ]; then echo "FAIL: run_tracepoints needs root in CI"; T_FAILED=1
-  else echo "SKIP: run_tracepoints.sh needs root (BPF); rerun as root"; fi
-  t_done; exit
-fi
+t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
 
 TRACEFS=/sys/kernel/tracing

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "driver/session.h"
+#include "probes/internal.h"
 
 namespace ukstap::passes {
 
@@ -85,18 +86,9 @@ std::vector<std::string> SymbolTable::similar_functions(const std::string& name,
   return closest_names(name, names, max);
 }
 
+// One Levenshtein distance for the whole translator: the probe providers' (probes/glob.cpp).
 size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
+  return probes::levenshtein(a, b);
 }
 
 std::vector<std::string> closest_names(const std::string& name,
