@@ -2,6 +2,7 @@
 // parameters and results. Types flow both ways (an assignment types its left side from its right
 // and the other way round), so the visitor runs to a fixed point, then reports what is left.
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <tuple>
 
@@ -137,55 +138,30 @@ class TypeInference : public ast::TraversingVisitor {
   void visit(ast::LiteralNumber& e) override { settle(e, Type::Long); }
   void visit(ast::LiteralString& e) override { settle(e, Type::String); }
 
-  void visit(ast::BinaryExpression& e) override {
+  // An operator whose operands are `operand_type` and whose result is `result`, after its
+  // children were visited.
+  template <typename E>
+  void typed_op(E& e, std::initializer_list<ast::Expression*> operands, Type operand_type,
+                Type result) {
     TraversingVisitor::visit(e);
-    expect(e.left, Type::Long, e.tok);
-    expect(e.right, Type::Long, e.tok);
-    settle(e, Type::Long);
+    for (auto* o : operands) expect(o, operand_type, e.tok);
+    settle(e, result);
   }
-  void visit(ast::UnaryExpression& e) override {
-    TraversingVisitor::visit(e);
-    expect(e.operand, Type::Long, e.tok);
-    settle(e, Type::Long);
-  }
-  void visit(ast::PreCrement& e) override {
-    TraversingVisitor::visit(e);
-    expect(e.operand, Type::Long, e.tok);
-    settle(e, Type::Long);
-  }
-  void visit(ast::PostCrement& e) override {
-    TraversingVisitor::visit(e);
-    expect(e.operand, Type::Long, e.tok);
-    settle(e, Type::Long);
-  }
-  void visit(ast::LogicalOrExpr& e) override {
-    TraversingVisitor::visit(e);
-    expect(e.left, Type::Long, e.tok);
-    expect(e.right, Type::Long, e.tok);
-    settle(e, Type::Long);
-  }
-  void visit(ast::LogicalAndExpr& e) override {
-    TraversingVisitor::visit(e);
-    expect(e.left, Type::Long, e.tok);
-    expect(e.right, Type::Long, e.tok);
-    settle(e, Type::Long);
-  }
+  void visit(ast::BinaryExpression& e) override { typed_op(e, {e.left, e.right}, Type::Long, Type::Long); }
+  void visit(ast::UnaryExpression& e) override { typed_op(e, {e.operand}, Type::Long, Type::Long); }
+  void visit(ast::PreCrement& e) override { typed_op(e, {e.operand}, Type::Long, Type::Long); }
+  void visit(ast::PostCrement& e) override { typed_op(e, {e.operand}, Type::Long, Type::Long); }
+  void visit(ast::LogicalOrExpr& e) override { typed_op(e, {e.left, e.right}, Type::Long, Type::Long); }
+  void visit(ast::LogicalAndExpr& e) override { typed_op(e, {e.left, e.right}, Type::Long, Type::Long); }
   void visit(ast::ComparisonExpr& e) override {
     TraversingVisitor::visit(e);
     unify(e.left, e.right, e.tok);
     settle(e, Type::Long);
   }
   void visit(ast::ConcatenationExpr& e) override {
-    TraversingVisitor::visit(e);
-    expect(e.left, Type::String, e.tok);
-    expect(e.right, Type::String, e.tok);
-    settle(e, Type::String);
+    typed_op(e, {e.left, e.right}, Type::String, Type::String);
   }
-  void visit(ast::RegexMatch& e) override {
-    TraversingVisitor::visit(e);
-    expect(e.left, Type::String, e.tok);
-    settle(e, Type::Long);
-  }
+  void visit(ast::RegexMatch& e) override { typed_op(e, {e.left}, Type::String, Type::Long); }
   void visit(ast::TernaryExpression& e) override {
     TraversingVisitor::visit(e);
     expect(e.condition, Type::Long, e.tok);
