@@ -30,9 +30,16 @@ t "-x gone pid" 1 '' "~^ukstap: cannot follow process 999999" -- "$UKSTAP" -x 99
 t "-T" 0 $'T done\n' '' -- "$UKSTAP" -T 0.3 -e 'probe end { println("T done") }'
 t "-p4 prints a path" 0 '~\.so$|\.bpf\.o$|^$' '' -- "$UKSTAP" -p4 -e 'probe begin { exit() }'
 if command -v setpriv > /dev/null; then
-  nobody_cache=$(mktemp -d /tmp/ukstap-nobody.XXXXXX); chmod 777 "$nobody_cache"
+  # The build tree may sit under a directory nobody cannot enter (CI checks out under a 0700
+  # directory): give nobody its own copy of the binary, tapsets and runtime.
+  nobody_cache=$(mktemp -d /tmp/ukstap-nobody.XXXXXX); chmod 755 "$nobody_cache"
+  cp "$UKSTAP" "$nobody_cache/ukstap"
+  cp -r "$UKSTAP_TOP_SRCDIR/tapsets" "$UKSTAP_TOP_SRCDIR/runtime" "$nobody_cache/"
+  mkdir -m 777 "$nobody_cache/cache"
   t "non-root" 1 '' $'ukstap: pass 5 must run as root: loading BPF programs needs root privileges\n' -- \
-    setpriv --reuid=nobody --regid=nogroup --clear-groups env XDG_CACHE_HOME="$nobody_cache" "$UKSTAP" -e 'probe begin { exit() }'
+    setpriv --reuid=nobody --regid=nogroup --clear-groups env XDG_CACHE_HOME="$nobody_cache/cache" \
+      UKSTAP_TAPSET="$nobody_cache/tapsets" UKSTAP_RUNTIME="$nobody_cache/runtime" \
+      "$nobody_cache/ukstap" -e 'probe begin { exit() }'
   rm -rf "$nobody_cache"
 fi
 
