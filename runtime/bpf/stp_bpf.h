@@ -15,6 +15,7 @@
 #include "bpf/stp_bpf_maps.h"
 #include "bpf/stp_bpf_probes.h"
 #include "bpf/stp_bpf_hooks.h"
+#include "bpf/stp_bpf_ustack.h"
 
 /* Sorted iteration runs natively only (runtime/README.md), but frame layouts are shared by both
  * builds, so the BPF side needs the type's name and some size. */

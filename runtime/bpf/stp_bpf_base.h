@@ -18,6 +18,9 @@
 #include "common/stp_limits.h"
 #include "common/stp_records.h"
 #include "common/stp_format.h"
+/* The unwinder core reads user memory through this (runtime/unwind/). */
+#define STP_UNWIND_READ(dst, size, addr) bpf_probe_read_user((dst), (size), (const void *)(addr))
+#include "unwind/stp_fp_walk.h"
 
 #ifndef STP_RINGBUF_SIZE
 # define STP_RINGBUF_SIZE (4 * 1024 * 1024)
@@ -96,6 +99,7 @@ struct stp_common {
   uint8_t pad[2];
   char errmsg[STP_MAXSTRINGLEN];
   struct _stp_tokenize tok;
+  struct stp_uwalk uw;              /* user-stack walk (bpf/stp_bpf_ustack.h) */
   char tmpa[2 * STP_MAXSTRINGLEN];  /* scratch: string ops (2x so a cat never overruns) */
   char tmpb[STP_MAXSTRINGLEN];
   char rec[STP_REC_CAP + STP_MAXSTRINGLEN + 16];  /* record scratch (see output.h) */

@@ -157,23 +157,10 @@ static __always_inline void stp__text_str(struct stp_common *k, char *out, unsig
 #define _stp_text_str(out, in, inlen, outlen, quoted, user, buffer) \
   stp__text_str(&c->k, (out), (unsigned long)(in), (inlen), (outlen), (quoted), (user), (buffer))
 
-/* ---- backtraces and symbols: not yet (a later issue). Each raises a clear runtime error;
- * string results are left empty. Symbol flags are defined so tapsets compile. */
-#define _STP_SYM_FULL 1
-#define _STP_SYM_BRIEF 2
-#define _STP_SYM_SIMPLE 4
-#define _STP_SYM_LINENUMBER 8
-#define _STP_SYM_SYMBOL 16
-#define _STP_SYM_DATA 32
-#define _STP_SYM_MODULE 64
+/* ---- backtraces and symbols. User stacks: bpf/stp_bpf_ustack.h. Kernel stacks are not done
+ * yet: each raises a clear runtime error; string results are left empty. */
 
 #define STP__NOT_YET(what) stp__error(&c->k, what " not implemented yet", (STAP_FN_LOC))
-#define _stp_ustack_print(flags) STP__NOT_YET("user backtraces are")
-#define _stp_ustack_sprint(buf, n, flags) ((buf)[0] = '\0', STP__NOT_YET("user backtraces are"))
-#define _stp_ustack_hex(buf, n, skip, max) ((buf)[0] = '\0', STP__NOT_YET("user backtraces are"))
-#define _stp_ustack_print_str(stk, flags) STP__NOT_YET("user backtraces are")
-#define _stp_ustack_sprint_str(buf, n, stk, flags) ((buf)[0] = '\0', STP__NOT_YET("user backtraces are"))
-#define _stp_usym_sprint(buf, n, addr, flags) ((buf)[0] = '\0', STP__NOT_YET("user symbols are"))
 #define _stp_kstack_print(flags) STP__NOT_YET("kernel backtraces are")
 #define _stp_kstack_sprint(buf, n, flags) ((buf)[0] = '\0', STP__NOT_YET("kernel backtraces are"))
 #define _stp_kstack_hex(buf, n, skip, max) ((buf)[0] = '\0', STP__NOT_YET("kernel backtraces are"))

@@ -55,7 +55,7 @@ typedef __u8 uint8_t;
 # ifdef MAXBACKTRACE
 #  define STP_MAXBACKTRACE MAXBACKTRACE
 # else
-#  define STP_MAXBACKTRACE 20
+#  define STP_MAXBACKTRACE 128  /* stap: 20; ukstap walks full stacks (issue 5) */
 # endif
 #endif
 #ifndef MAXBACKTRACE

@@ -20,6 +20,11 @@
  *   HIST    id = stats id (order of STP_DEFINE_STATS in the generated file); the aggregated
  *           stats value struct of that statistic, verbatim (struct stp_stat_base + buckets)
  *   DROPS   id = 0; one long: records lost so far (sent by user space to itself, or by BPF)
+ *   USTACK  id = symbol flags (_STP_SYM_*); struct stp_ustack, then by kind: nr pcs (uint64_t),
+ *           or one string (a ubacktrace() hex list for print_ustack/sprint_ustack, or the
+ *           probe point when kind is NO_USER and probe_id is STP_USTACK_NATIVE_PROBE). With a token,
+ *           nothing is printed: the record defines what the string token "\x1eU<16 hex>\x1f"
+ *           left in a script string stands for (deferred symbolization, RUNTIME-HOOKS.md).
  */
 #ifndef STP_COMMON_RECORDS_H
 #define STP_COMMON_RECORDS_H
@@ -34,6 +39,38 @@ enum stp_rec_type {
   STP_REC_EXIT = 5,
   STP_REC_HIST = 6,
   STP_REC_DROPS = 7,
+  STP_REC_USTACK = 8,
+};
+
+/* Symbol flags of the backtrace/symbol hooks (RUNTIME-HOOKS.md), the id of a USTACK record. */
+#define _STP_SYM_FULL 1        /* " 0xADDR : sym+0xOFF/0xSIZE [path]" per frame */
+#define _STP_SYM_BRIEF 2       /* "sym+0xOFF" */
+#define _STP_SYM_SIMPLE 4      /* "sym+0xOFF [basename]" (sprint_ubacktrace) */
+#define _STP_SYM_LINENUMBER 8  /* + " at FILE:LINE" */
+#define _STP_SYM_SYMBOL 16     /* usymname */
+#define _STP_SYM_DATA 32       /* usymdata */
+#define _STP_SYM_MODULE 64     /* umodname */
+
+/* A user stack or user address to symbolize in user space (only pcs leave the kernel). */
+enum stp_ustack_kind {
+  STP_USTACK_PCS = 0,      /* nr return addresses, innermost first */
+  STP_USTACK_HEXSTR = 1,   /* a string of "0x... " addresses (print_ustack/sprint_ustack) */
+  STP_USTACK_SYM = 2,      /* one address (usymname/usymdata/umodname): nr = 1 */
+  STP_USTACK_NO_USER = 3,  /* no user registers (kernel thread, begin/end probes) */
+};
+#define STP_USTACK_NATIVE_PROBE 0xffffu  /* probe_id of native probes: the pp string follows */
+#define STP_TOKEN_LEN 19          /* "\x1e" "U" 16 hex digits "\x1f" */
+
+struct stp_ustack {
+  uint32_t pid;        /* tgid whose mappings resolve the addresses (0: any, native probes) */
+  uint32_t tid;
+  uint64_t time_ns;    /* CLOCK_MONOTONIC (bpf_ktime_get_ns) at the event: which mappings */
+  uint64_t token;      /* 0: print now; else the token of a deferred string */
+  uint16_t probe_id;   /* for `<no user backtrace at PP>` */
+  uint16_t nr;         /* pcs that follow (kind PCS/SYM) */
+  uint16_t exact;      /* frames [0, exact) are exact; the rest print " (inexact)" */
+  uint8_t kind;        /* enum stp_ustack_kind */
+  uint8_t stop;        /* enum stp_unwind_stop (unwind/stp_unwind.h): why the walk ended */
 };
 
 struct stp_rec_hdr {
@@ -66,6 +103,7 @@ struct stp_session {
   uint64_t skipped;          /* probes skipped: context busy (re-entry/preemption), no slot */
   uint64_t drops;            /* records the ring buffer had no room for */
   uint64_t seq;              /* last insertion number given to an array element */
+  uint64_t ustack_stops[8];  /* user-stack walks by enum stp_unwind_stop */
   uint64_t reserved[3];
 };
 

@@ -1,4 +1,5 @@
 #include "loader/output.h"
+#include "loader/ustack_output.h"
 
 #include <time.h>
 
@@ -228,6 +229,7 @@ void Output::record(const void* data, size_t len) {
       case STP_REC_LOG: {
         Reader r{body, blen};
         std::string t = r.str();
+        if (ustacks_) t = ustacks_->expand(t);
         if (r.ok) {
           std::fwrite(t.data(), 1, t.size(), out_);
           std::fputc('\n', out_);
@@ -246,6 +248,7 @@ void Output::record(const void* data, size_t len) {
         if (r.ok && (uint64_t)n > dropped) dropped = n;
         break;
       }
+      case STP_REC_USTACK: ustack_record(h.id, body, blen); break;
       default: malformed++; break;
     }
     off += sizeof h + blen;
@@ -273,6 +276,7 @@ void Output::printf_record(uint16_t fmt_id, const unsigned char* p, size_t n) {
     uint32_t pos = 0;
     if (c.conv == Conv::String) {
       std::string v = r.str();
+      if (ustacks_) v = ustacks_->expand(v);
       pos = stp_fmt_str(fbuf_.data(), kFmtCap, 0, v.c_str(), (uint32_t)v.size(), flags, width, prec);
     } else if (c.conv == Conv::Memory || c.conv == Conv::MemoryHex) {
       std::string v = r.str();
@@ -289,6 +293,23 @@ void Output::printf_record(uint16_t fmt_id, const unsigned char* p, size_t n) {
     return;
   }
   std::fwrite(out.data(), 1, out.size(), out_);
+}
+
+void Output::ustack_record(uint16_t flags, const unsigned char* p, size_t n) {
+  struct stp_ustack u;
+  if (!ustacks_ || n < sizeof u) {
+    malformed++;
+    return;
+  }
+  std::memcpy(&u, p, sizeof u);
+  std::string error;
+  std::string text = ustacks_->record(flags, u, p + sizeof u, n - sizeof u, error);
+  std::fwrite(text.data(), 1, text.size(), out_);
+  if (!error.empty()) {
+    std::fflush(out_);
+    s_.diag.stream() << "ERROR: " << error << "\n";
+    errors++;
+  }
 }
 
 void Output::hist_record(uint16_t stats_id, const unsigned char* p, size_t n) {

@@ -17,6 +17,8 @@ struct ModuleInfo;
 
 namespace loader {
 
+class UserStacks;
+
 class Output {
  public:
   Output(Session& s, const codegen::ModuleInfo& m);
@@ -27,6 +29,8 @@ class Output {
   // Decodes one record (several back to back are fine); malformed ones are counted and skipped.
   void record(const void* data, size_t len);
   void flush();
+  // USTACK records and deferred tokens in strings go through this (null: none expected).
+  void set_user_stacks(UserStacks* u) { ustacks_ = u; }
 
   bool exit_requested = false;
   int errors = 0;          // ERROR records seen
@@ -38,6 +42,7 @@ class Output {
   void hist_record(uint16_t stats_id, const unsigned char* p, size_t n);
   void error_record(uint16_t loc, const unsigned char* p, size_t n);
   void warn_record(const unsigned char* p, size_t n);
+  void ustack_record(uint16_t flags, const unsigned char* p, size_t n);
 
   Session& s_;
   const codegen::ModuleInfo& m_;
@@ -45,6 +50,7 @@ class Output {
   bool own_out_ = false;
   std::set<std::string> warned_;
   std::vector<char> fbuf_;  // formatting scratch (power-of-two capacity)
+  UserStacks* ustacks_ = nullptr;
 };
 
 // Prints a histogram per STAP-FORMATS §1. kind: 1 log, 2 linear. buckets[] as the runtime

@@ -38,8 +38,12 @@
 #include "loader/native_abi.h"
 #include "loader/output.h"
 #include "loader/target.h"
+#include "loader/ustack_output.h"
 #include "loader/util.h"
 #include "probes/tracefs.h"
+#include "unwind/stp_unwind.h"
+#include "vma-tracker/symbolizer.h"
+#include "vma-tracker/tracker.h"
 
 namespace ukstap {
 namespace {
@@ -52,12 +56,18 @@ int g_libbpf_verbose = 0;
 
 int libbpf_print(enum libbpf_print_level level, const char* fmt, va_list ap) {
   if (level == LIBBPF_DEBUG && g_libbpf_verbose < 3) return 0;
-  char buf[4096];
-  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+  // The whole text: a verifier log is one message of up to megabytes, and its last lines say why.
+  va_list again;
+  va_copy(again, ap);
+  int n = std::vsnprintf(nullptr, 0, fmt, ap);
   if (n > 0) {
-    g_libbpf_log.append(buf, std::min<size_t>(n, sizeof buf - 1));
-    if (g_libbpf_verbose >= 3) std::fputs(buf, stderr);
+    std::string buf(static_cast<size_t>(n) + 1, '\0');
+    std::vsnprintf(buf.data(), buf.size(), fmt, again);
+    buf.resize(static_cast<size_t>(n));
+    g_libbpf_log += buf;
+    if (g_libbpf_verbose >= 3) std::fputs(buf.c_str(), stderr);
   }
+  va_end(again);
   return 0;
 }
 
@@ -171,12 +181,17 @@ class Runner {
   void cleanup();
   std::string probe_where(const ProbeInfo& p) const;
   bool stopping() const { return stop_ || out_.exit_requested || session_->exit_requested || errored(); }
+  bool start_tracker();
+  void report_user_stacks();
   bool errored() const {
     return out_.errors > max_errors_ || session_->state == STP_SESSION_ERROR;
   }
 
   Session& s_;
   const codegen::ModuleInfo& m_;
+  std::unique_ptr<vma::Tracker> tracker_;       // only for scripts using user stacks/symbols
+  std::unique_ptr<sym::Symbolizer> symbolizer_;
+  std::unique_ptr<loader::UserStacks> ustacks_;
   loader::Output out_;
   loader::TargetCommand target_;
   pid_t target_pid_ = 0;
@@ -588,6 +603,7 @@ void Runner::event_loop() {
         }
       }
     }
+    if (tracker_) tracker_->drain();  // keep the side-band rings from overflowing
     if (rb_) ring_buffer__consume(rb_);
     now = now_ns();
     for (auto& t : timers) {
@@ -601,6 +617,55 @@ void Runner::event_loop() {
     if (have_cmd_ && !stop_ && target_.reap()) stop_ = true;
     out_.flush();
   }
+}
+
+// The task finder and VMA tracker start before anything is attached and before the -c command
+// execs, so every mapping a stack can land in is seen (docs/DESIGN.md "VMA tracker").
+bool Runner::start_tracker() {
+  tracker_ = std::make_unique<vma::Tracker>();
+  vma::TargetSpec spec;
+  spec.system_wide = target_pid_ == 0;
+  spec.target_pid = target_pid_;
+  tracker_->set_targets(spec);
+  std::string why;
+  if (!tracker_->start(why)) {
+    fail("cannot follow process mappings: " + why);
+    return false;
+  }
+  tracker_->snapshot_existing();
+  symbolizer_ = std::make_unique<sym::Symbolizer>();
+  ustacks_ = std::make_unique<loader::UserStacks>(*tracker_, *symbolizer_);
+  ustacks_->set_target(target_pid_);
+  std::vector<std::string> pps;
+  for (auto& p : m_.probes) {
+    if (p.id < 0) continue;
+    if ((size_t)p.id >= pps.size()) pps.resize(p.id + 1);
+    pps[p.id] = p.pp;
+  }
+  ustacks_->set_probe_points(std::move(pps));
+  out_.set_user_stacks(ustacks_.get());
+  return true;
+}
+
+// -v: how user-stack walks ended, and what the tracker saw.
+void Runner::report_user_stacks() {
+  if (!ustacks_ || s_.opts.verbose <= 0) return;
+  static const char* names[] = STP_UNWIND_STOP_NAMES;
+  auto& d = s_.diag.stream();
+  d << "User stacks: " << ustacks_->stacks << " printed, " << ustacks_->frames << " frames ("
+    << ustacks_->unresolved_frames << " without a symbol); walks ended by:";
+  bool any = false;
+  for (int i = 0; i < STP_STOP_NR; i++) {
+    uint64_t n = session_->ustack_stops[i];
+    if (!n) continue;
+    d << (any ? ", " : " ") << names[i] << " " << n;
+    any = true;
+  }
+  d << (any ? "\n" : " none\n");
+  const auto& st = tracker_->stats();
+  d << "VMA tracker: " << st.mmap_records << " mmap, " << st.fork_records << " fork, "
+    << st.exec_records << " exec, " << st.exit_records << " exit records, " << st.lost_records
+    << " lost; " << st.proc_snapshots << " /proc maps read\n";
 }
 
 void Runner::detach() {
@@ -663,8 +728,14 @@ int Runner::run() {
     target_pid_ = s_.opts.target_pid;
   }
 
+  if (m_.uses_user_stacks && !start_tracker()) return 1;
   if (!s_.bpf_object_path.empty()) {
     if (!load_bpf()) return 1;
+    // The in-kernel unwinder's view of the targets' executable mappings (common/stp_vma.h).
+    if (tracker_) {
+      if (struct bpf_map* vm = bpf_object__find_map_by_name(obj_, "stp_vmas"))
+        tracker_->mirror_to(bpf_map__fd(vm));
+    }
   }
   if (!open_native()) return 1;
   if (s_.opts.verbose > 0) s_.diag.stream() << "Pass 5: starting run.\n";
@@ -710,6 +781,7 @@ int Runner::run() {
   uint64_t dropped = std::max<uint64_t>(out_.dropped, (uint64_t)session_->drops);
   uint64_t errors = std::max<uint64_t>((uint64_t)out_.errors, (uint64_t)session_->errors);
 
+  report_user_stacks();
   int rc = 0;
   if (dropped) s_.diag.stream() << "WARNING: Number of dropped records: " << dropped << "\n";
   if (errors > 0 || skipped > 0)

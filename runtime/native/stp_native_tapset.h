@@ -182,4 +182,85 @@ static inline void _stp_text_str(char *out, unsigned long in, long inlen, long o
                   quoted != 0, buffer != 0);
 }
 
+/* --- user backtraces and symbols -------------------------------------------------------- */
+/* Native probes (begin, end, interval timers) run in ukstap itself: there is no user stack to
+ * walk (print_ubacktrace prints `<no user backtrace at PP>`, ubacktrace() is "\n"). Addresses
+ * given to print_ustack/usym* resolve against the target process, else against the process that
+ * last had them mapped (pid 0 in the record: see runtime/loader/ustack_output.cpp). */
+static inline uint64_t stp_n_fnv(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ull; }
+static inline void stp_n_ustack_emit(int flags, int kind, uint64_t token, const char *str,
+                                     const uint64_t *pcs, uint16_t n)
+{
+  unsigned char buf[sizeof(struct stp_rec_hdr) + sizeof(struct stp_ustack) + STP_REC_STR_SIZE(4096)];
+  struct stp_rec_hdr h;
+  struct stp_ustack u;
+  uint32_t len = sizeof u;
+  memset(buf, 0, sizeof buf);
+  memset(&u, 0, sizeof u);
+  u.time_ns = bpf_ktime_get_ns();
+  u.token = token;
+  u.probe_id = STP_USTACK_NATIVE_PROBE;
+  u.kind = (uint8_t)kind;
+  u.nr = n;
+  u.exact = n;
+  u.stop = kind == STP_USTACK_NO_USER ? 4 /* STP_STOP_NO_USER */ : 0;
+  memcpy(buf + sizeof h, &u, sizeof u);
+  if (n) {
+    memcpy(buf + sizeof h + len, pcs, (size_t)n * 8);
+    len += (uint32_t)n * 8;
+  } else if (str) {
+    uint32_t sl = (uint32_t)strnlen(str, 4096);
+    memcpy(buf + sizeof h + len, &sl, 4);
+    memcpy(buf + sizeof h + len + 4, str, sl);
+    len += STP_REC_STR_SIZE(sl);
+  }
+  h.type = STP_REC_USTACK;
+  h.id = (uint16_t)flags;
+  h.len = len;
+  memcpy(buf, &h, sizeof h);
+  stp_n_emit(buf, (uint32_t)(sizeof h + len));
+}
+static inline void stp_n_token_str(char *buf, uint64_t token)
+{
+  snprintf(buf, 20, "\x1eU%016llx\x1f", (unsigned long long)token);
+}
+static inline uint64_t stp_n_str_token(const char *s, int kind, int flags)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *s; s++) h = stp_n_fnv(h, (unsigned char)*s);
+  h = stp_n_fnv(h, ((uint64_t)kind << 32) | (uint32_t)flags);
+  return h ? h : 1;
+}
+static inline void _stp_ustack_print(int flags)
+{
+  stp_n_ustack_emit(flags, STP_USTACK_NO_USER, 0, stp_n_pp, 0, 0);
+}
+static inline void _stp_ustack_sprint(char *buf, long n, int flags) { (void)n; (void)flags; buf[0] = '\0'; }
+static inline void _stp_ustack_hex(char *buf, long n, long skip, long max)
+{
+  (void)skip; (void)max;
+  snprintf(buf, (size_t)n, "\n");
+}
+static inline void _stp_ustack_print_str(const char *stk, int flags)
+{
+  stp_n_ustack_emit(flags, STP_USTACK_HEXSTR, 0, stk, 0, 0);
+}
+static inline void _stp_ustack_sprint_str(char *buf, long n, const char *stk, int flags)
+{
+  uint64_t token = stp_n_str_token(stk, STP_USTACK_HEXSTR, flags);
+  (void)n;
+  stp_n_ustack_emit(flags, STP_USTACK_HEXSTR, token, stk, 0, 0);
+  stp_n_token_str(buf, token);
+}
+static inline void _stp_usym_sprint(char *buf, long n, long addr, int flags)
+{
+  uint64_t a = (uint64_t)addr;
+  uint64_t token = stp_n_fnv(stp_n_fnv(0xcbf29ce484222325ull, a),
+                             ((uint64_t)STP_USTACK_SYM << 32) | (uint32_t)flags);
+  (void)n;
+  token = token ? token : 1;
+  stp_n_ustack_emit(flags, STP_USTACK_SYM, token, 0, &a, 1);
+  stp_n_token_str(buf, token);
+}
+
 #endif /* STP_NATIVE_TAPSET_H */

@@ -53,6 +53,9 @@ struct ModuleInfo {
   std::map<std::string, std::string> limits;  // MAXSTRINGLEN, MAXMAPENTRIES, ... as compiled
   bool has_kernel_probes = false;
   bool has_native_probes = false;
+  // Some function emits user stacks or user symbols (_stp_ustack_*, _stp_usym_*): pass 5 then
+  // runs the VMA tracker and the symbolizer.
+  bool uses_user_stacks = false;
 };
 
 }  // namespace ukstap::codegen

@@ -1,0 +1,222 @@
+/* ukstap BPF runtime: user backtraces and user symbols (the hooks of ucontext-*.stp).
+ *
+ * Only return addresses leave the kernel: a walk fills c->k.uw.pcs, and a USTACK record
+ * (common/stp_records.h) carries them with the pid and the time, so user space symbolizes them
+ * against the mappings that were live at the event, even after the process has exited.
+ *
+ * sprint_* forms return a deferred token ("\x1eU" + 16 hex digits + "\x1f") and emit a record
+ * that defines it; user space replaces the token when the string is printed. The token is a
+ * hash of the content (pid, kind, flags, addresses), so equal stacks give equal strings and
+ * aggregations over sprint_ubacktrace() keys still group them.
+ */
+#ifndef STP_BPF_USTACK_H
+#define STP_BPF_USTACK_H
+
+#include "common/stp_vma.h"
+
+#if STP_REC_CAP < 8 * MAXBACKTRACE + 64
+# error "MAXBACKTRACE too large for the record scratch: raise MAXSTRINGLEN"
+#endif
+#define STP_UW_MASK_BITS 1023  /* pcs index mask (MAXBACKTRACE <= 1024) */
+
+/* The VMA tracker's mirror of the targets' executable mappings (common/stp_vma.h): filled by
+ * user space; the DWARF walk finds a pc's file and load bias here. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, STP_VMA_PROCS);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, uint32_t);
+  __type(value, struct stp_proc_vmas);
+} stp_vmas SEC(".maps");
+
+/* bpf_loop's ctx must point to the stack: it carries the context pointer. */
+struct stp__uwalk_ctx {
+  struct stp_common *k;
+};
+
+static long stp__uwalk_cb(uint32_t i, void *ctx)
+{
+  struct stp_common *k = ((struct stp__uwalk_ctx *)ctx)->k;
+  uint32_t n = k->uw.n;
+  uint64_t ra = 0;
+  if (n >= MAXBACKTRACE) {
+    k->uw.fp.stop = STP_STOP_DEPTH;
+    return 1;
+  }
+  if (!stp_fp_step(&k->uw.fp, &ra))
+    return 1;
+  k->uw.pcs[n & STP_UW_MASK_BITS] = ra;
+  k->uw.hash = stp_fnv_u64(k->uw.hash, ra);
+  k->uw.n = n + 1;
+  return 0;
+}
+
+/* Walk the current task's user stack into k->uw. */
+static __always_inline void stp__uwalk(struct stp_common *k)
+{
+  struct pt_regs *r = stp__user_regs();
+  struct stp_session *s;
+  k->uw.n = 0;
+  k->uw.exact = 0;
+  k->uw.hash = stp_fnv_u64(STP_FNV_OFFSET, bpf_get_current_pid_tgid() >> 32);
+  if (!r) {
+    k->uw.stop = STP_STOP_NO_USER;
+  } else {
+    uint64_t ip = PT_REGS_IP_CORE(r);
+    k->uw.pcs[0] = ip;
+    k->uw.hash = stp_fnv_u64(k->uw.hash, ip);
+    k->uw.n = 1;
+    k->uw.exact = 1;  /* the interrupted pc; frame-pointer frames above it are inexact */
+    stp_fp_init(&k->uw.fp, PT_REGS_SP_CORE(r), PT_REGS_FP_CORE(r));
+    struct stp__uwalk_ctx lc = { k };
+    bpf_loop(MAXBACKTRACE, stp__uwalk_cb, &lc, 0);
+    k->uw.stop = k->uw.fp.stop;
+  }
+  s = stp__session();
+  if (s)
+    stp__count(&s->ustack_stops[k->uw.stop & 7]);
+}
+
+/* The record header + struct stp_ustack; returns it for the caller to finish. */
+static __always_inline struct stp_ustack *stp__ustack_begin(struct stp_common *k, int flags,
+                                                            int kind, uint64_t token)
+{
+  struct stp_ustack *u = (struct stp_ustack *)&k->rec[sizeof(struct stp_rec_hdr)];
+  uint64_t pt = bpf_get_current_pid_tgid();
+  stp__rec_begin(k, STP_REC_USTACK, flags);
+  u->pid = (uint32_t)(pt >> 32);
+  u->tid = (uint32_t)pt;
+  u->time_ns = bpf_ktime_get_ns();
+  u->token = token;
+  u->probe_id = (uint16_t)k->probe_id;
+  u->nr = 0;
+  u->exact = 0;
+  u->kind = (uint8_t)kind;
+  u->stop = 0;
+  k->rec_pos = sizeof(struct stp_rec_hdr) + sizeof(struct stp_ustack);
+  return u;
+}
+
+/* Emit k->uw as a record (token 0: print it now). */
+static __always_inline void stp__ustack_emit(struct stp_common *k, int flags, uint64_t token)
+{
+  int nouser = k->uw.stop == STP_STOP_NO_USER;
+  struct stp_ustack *u = stp__ustack_begin(k, flags, nouser ? STP_USTACK_NO_USER : STP_USTACK_PCS,
+                                           token);
+  uint32_t n = k->uw.n;
+  if (n > MAXBACKTRACE)
+    n = MAXBACKTRACE;
+  u->nr = (uint16_t)n;
+  u->exact = (uint16_t)k->uw.exact;
+  u->stop = (uint8_t)k->uw.stop;
+  if (n)
+    bpf_probe_read_kernel(&k->rec[sizeof(struct stp_rec_hdr) + sizeof(struct stp_ustack)],
+                          (n * 8) & (8 * STP_UW_MASK_BITS + 8 - 1), k->uw.pcs);
+  k->rec_pos += n * 8;
+  stp__rec_end(k);
+}
+
+/* "\x1eU" + 16 lowercase hex digits + "\x1f" */
+static __always_inline void stp__token_str(char *buf, uint64_t token)
+{
+  buf[0] = '\x1e';
+  buf[1] = 'U';
+#pragma unroll
+  for (int i = 0; i < 16; i++) {
+    uint32_t d = (token >> (60 - 4 * i)) & 15;
+    buf[2 + i] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+  }
+  buf[18] = '\x1f';
+  buf[19] = '\0';
+}
+
+static __always_inline uint64_t stp__token(uint64_t h, int kind, int flags)
+{
+  h = stp_fnv_u64(h, ((uint64_t)kind << 32) | (uint32_t)flags);
+  return h ? h : 1;  /* 0 means "print now" */
+}
+
+static __always_inline void stp__ustack_print(struct stp_common *k, int flags)
+{
+  stp__uwalk(k);
+  stp__ustack_emit(k, flags, 0);
+}
+
+static __always_inline void stp__ustack_sprint(struct stp_common *k, char *buf, int flags)
+{
+  uint64_t token;
+  stp__uwalk(k);
+  token = stp__token(k->uw.hash, STP_USTACK_PCS, flags);
+  stp__ustack_emit(k, flags, token);
+  stp__token_str(buf, token);
+}
+
+/* ubacktrace()/ucallers(): "0x%x " per frame from `skip`, at most `max` frames. */
+static __always_inline void stp__ustack_hex(struct stp_common *k, char *buf, long skip, long max)
+{
+  uint32_t pos = 0;
+  stp__uwalk(k);
+  buf[0] = '\0';
+  if (k->uw.stop == STP_STOP_NO_USER) {
+    buf[0] = '\n';
+    buf[1] = '\0';
+    return;
+  }
+  for (uint32_t i = 0; i < MAXBACKTRACE; i++) {
+    if (i >= k->uw.n || (long)i >= skip + max || pos >= STP_MAXSTRINGLEN - 1)
+      break;
+    if ((long)i < skip)
+      continue;
+    pos = stp_bpf_sfmt_long((struct stp_strbuf *)buf, pos, (int64_t)k->uw.pcs[i & STP_UW_MASK_BITS],
+                            STP_FMT_SPEC('x', STP_FLAG_ALT, 0, -1));
+    if (pos < STP_MAXSTRINGLEN - 1) {
+      buf[pos & (STP_MAXSTRINGLEN - 1)] = ' ';
+      pos++;
+      buf[pos & (STP_MAXSTRINGLEN - 1)] = '\0';
+    }
+  }
+}
+
+/* print_ustack/sprint_ustack: the hex list travels as a string; user space parses it. */
+static __always_inline void stp__ustack_str(struct stp_common *k, char *buf, const char *stk,
+                                            int flags)
+{
+  uint64_t token = 0;
+  uint64_t pt = bpf_get_current_pid_tgid();
+  if (buf) {
+    /* content hash of the string: its first MAXSTRINGLEN bytes, 8 at a time */
+    uint64_t h = stp_fnv_u64(STP_FNV_OFFSET, pt >> 32);
+    stp__str_copy(k->tmpb, stk);
+#pragma unroll
+    for (int i = 0; i < STP_MAXSTRINGLEN / 8; i++)
+      h = stp_fnv_u64(h, *(uint64_t *)&k->tmpb[i * 8]);
+    token = stp__token(h, STP_USTACK_HEXSTR, flags);
+  }
+  stp__ustack_begin(k, flags, STP_USTACK_HEXSTR, token);
+  stp__rec_str(k, stk);
+  stp__rec_end(k);
+  if (buf)
+    stp__token_str(buf, token);
+}
+
+/* usymname/usymdata/umodname: one address of the current process. */
+static __always_inline void stp__usym(struct stp_common *k, char *buf, uint64_t addr, int flags)
+{
+  uint64_t h = stp_fnv_u64(stp_fnv_u64(STP_FNV_OFFSET, bpf_get_current_pid_tgid() >> 32), addr);
+  uint64_t token = stp__token(h, STP_USTACK_SYM, flags);
+  struct stp_ustack *u = stp__ustack_begin(k, flags, STP_USTACK_SYM, token);
+  u->nr = 1;
+  u->exact = 1;
+  stp__rec_long(k, (int64_t)addr);
+  stp__rec_end(k);
+  stp__token_str(buf, token);
+}
+
+#define _stp_ustack_print(flags) stp__ustack_print(&c->k, (flags))
+#define _stp_ustack_sprint(buf, n, flags) stp__ustack_sprint(&c->k, (buf), (flags))
+#define _stp_ustack_hex(buf, n, skip, max) stp__ustack_hex(&c->k, (buf), (skip), (max))
+#define _stp_ustack_print_str(stk, flags) stp__ustack_str(&c->k, 0, (stk), (flags))
+#define _stp_ustack_sprint_str(buf, n, stk, flags) stp__ustack_str(&c->k, (buf), (stk), (flags))
+#define _stp_usym_sprint(buf, n, addr, flags) stp__usym(&c->k, (buf), (uint64_t)(addr), (flags))
+
+#endif /* STP_BPF_USTACK_H */

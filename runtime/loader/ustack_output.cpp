@@ -1,0 +1,228 @@
+// USTACK records -> SystemTap's backtrace and symbol texts (see ustack_output.h).
+#include "loader/ustack_output.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "common/stp_records.h"
+#include "unwind/stp_unwind.h"
+#include "vma-tracker/symbolizer.h"
+#include "vma-tracker/tracker.h"
+
+namespace ukstap::loader {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
+  return b;
+}
+
+std::string basename_of(const std::string& path) {
+  size_t s = path.rfind('/');
+  return s == std::string::npos ? path : path.substr(s + 1);
+}
+
+// "0x4005d4 0x400612 " -> addresses (what ubacktrace()/ucallers() produce).
+std::vector<uint64_t> parse_hex_list(const std::string& s) {
+  std::vector<uint64_t> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t')) ++i;
+    size_t j = i;
+    while (j < s.size() && s[j] != ' ' && s[j] != '\n' && s[j] != '\t') ++j;
+    if (j > i) {
+      std::string tok = s.substr(i, j - i);
+      char* end = nullptr;
+      uint64_t v = std::strtoull(tok.c_str(), &end, 16);
+      if (end && *end == '\0') out.push_back(v);
+    }
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
+UserStacks::UserStacks(vma::Tracker& tracker, sym::Symbolizer& symbolizer)
+    : tracker_(tracker), sym_(symbolizer) {}
+
+bool UserStacks::has_token(const char* s, size_t n) {
+  return std::memchr(s, '\x1e', n) != nullptr;
+}
+
+int UserStacks::pick_pid(int pid, uint64_t pc, uint64_t t_ns) {
+  if (pid != 0) return pid;
+  // Native probes (begin/end) have no process of their own: the target first, then whoever had
+  // the address mapped most recently.
+  if (target_pid_ && tracker_.lookup(target_pid_, pc, t_ns)) return target_pid_;
+  for (int p : tracker_.known_pids())
+    if (tracker_.lookup(p, pc, t_ns)) return p;
+  return 0;
+}
+
+UserStacks::Resolved UserStacks::resolve(int pid, uint64_t pc, uint64_t t_ns, bool caller) {
+  Resolved r;
+  pid = pick_pid(pid, pc, t_ns);
+  if (!pid) return r;
+  const vma::Mapping* m = tracker_.lookup(pid, pc, t_ns);
+  if (!m) return r;
+  r.in_text = (m->prot & 4 /* PROT_EXEC */) != 0;
+  if (m->path.empty()) return r;  // anonymous (JIT) memory
+  r.have_module = true;
+  r.module = m->path;
+  uint64_t lo = m->start, hi = m->end;
+  for (const vma::Mapping* o : tracker_.file_mappings(pid, *m, t_ns)) {
+    lo = std::min(lo, o->start);
+    hi = std::max(hi, o->end);
+  }
+  r.mod_offset = pc - lo;
+  r.mod_size = hi - lo;
+  const sym::ElfFile* f = m->path == "[vdso]" ? sym_.vdso() : sym_.file(m->path, m->dev, m->ino);
+  if (!f) return r;
+  uint64_t vaddr = pc - f->bias_for(m->start, m->pgoff);
+  sym::SymbolHit hit;
+  if (f->lookup(caller && vaddr ? vaddr - 1 : vaddr, hit)) {
+    r.have_symbol = true;
+    r.symbol = hit.name;
+    r.offset = vaddr - hit.start;
+    r.size = hit.size;
+  }
+  return r;
+}
+
+std::string UserStacks::format_one(const Resolved& r, uint64_t pc, int flags, bool inexact) {
+  const char* ex = inexact ? " (inexact)" : "";
+  if (flags & _STP_SYM_SYMBOL) return r.have_symbol ? r.symbol : hex(pc);
+  if (flags & _STP_SYM_MODULE) return r.have_module ? r.module : "<unknown>";
+  if (flags & _STP_SYM_DATA) {
+    if (r.have_symbol)
+      return r.symbol + "+" + hex(r.offset) + "/" + hex(r.size) + " [" + r.module + "]";
+    if (r.have_module)
+      return hex(pc) + " [" + r.module + "+" + hex(r.mod_offset) + "/" + hex(r.mod_size) + "]";
+    return hex(pc);
+  }
+  if (flags & _STP_SYM_BRIEF) return (r.have_symbol ? r.symbol + "+" + hex(r.offset) : hex(pc)) + "\n";
+  if (flags & _STP_SYM_SIMPLE) {
+    if (r.have_symbol) return r.symbol + "+" + hex(r.offset) + " [" + basename_of(r.module) + "]\n";
+    if (r.have_module)
+      return hex(pc) + " [" + basename_of(r.module) + "+" + hex(r.mod_offset) + "]\n";
+    return hex(pc) + "\n";
+  }
+  // _STP_SYM_FULL (with or without _STP_SYM_LINENUMBER: no line tables yet)
+  if (r.have_symbol)
+    return " " + hex(pc) + " : " + r.symbol + "+" + hex(r.offset) + "/" + hex(r.size) + " [" +
+           r.module + "]" + ex + "\n";
+  if (r.have_module)
+    return " " + hex(pc) + " [" + r.module + "+" + hex(r.mod_offset) + "/" + hex(r.mod_size) + "]" +
+           ex + "\n";
+  return " " + hex(pc) + ex + "\n";
+}
+
+std::string UserStacks::format_frames(int pid, uint64_t t_ns, const std::vector<Frame>& frames,
+                                      int flags) {
+  std::string out;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    Resolved r = resolve(pid, frames[i].pc, t_ns, i > 0);
+    if (frames[i].inexact && !r.in_text) {
+      // A frame-pointer walk through code that does not keep one reads garbage: a "return
+      // address" outside all code ends the stack rather than printing an invented frame.
+      cut_frames += frames.size() - i;
+      break;
+    }
+    ++this->frames;
+    if (!r.have_symbol) ++unresolved_frames;
+    out += format_one(r, frames[i].pc, flags, frames[i].inexact);
+  }
+  return out;
+}
+
+std::string UserStacks::record(uint16_t flags, const stp_ustack& u, const unsigned char* p,
+                               size_t n, std::string& error) {
+  // A token names content (pid + addresses), so equal stacks make equal strings; it is
+  // re-resolved on every record because the same address can mean another file later (a
+  // mapping replaced in between), and a string printed right after its event must say what was
+  // mapped then.
+  tracker_.drain();  // every mapping made before the event is known now
+  std::string text;
+  switch (u.kind) {
+    case STP_USTACK_NO_USER: {
+      ++stacks;
+      ++stops[STP_STOP_NO_USER];
+      std::string pp;
+      if (u.probe_id == STP_USTACK_NATIVE_PROBE && n >= 4) {
+        uint32_t len;
+        std::memcpy(&len, p, 4);
+        pp.assign(reinterpret_cast<const char*>(p) + 4, std::min<size_t>(len, n - 4));
+      } else if (u.probe_id < pps_.size()) {
+        pp = pps_[u.probe_id];
+      }
+      if (!u.token) text = "<no user backtrace at " + pp + ">\n";
+      break;
+    }
+    case STP_USTACK_PCS: {
+      ++stacks;
+      ++stops[u.stop & 7];
+      std::vector<Frame> frames;
+      for (size_t i = 0; i < u.nr && (i + 1) * 8 <= n; ++i) {
+        uint64_t pc;
+        std::memcpy(&pc, p + i * 8, 8);
+        frames.push_back({pc, i >= u.exact});
+      }
+      text = format_frames((int)u.pid, u.time_ns, frames, flags);
+      break;
+    }
+    case STP_USTACK_HEXSTR: {
+      std::string s;
+      if (n >= 4) {
+        uint32_t len;
+        std::memcpy(&len, p, 4);
+        s.assign(reinterpret_cast<const char*>(p) + 4, std::min<size_t>(len, n - 4));
+      }
+      std::vector<Frame> frames;
+      for (uint64_t pc : parse_hex_list(s)) frames.push_back({pc, false});
+      text = format_frames((int)u.pid, u.time_ns, frames, flags);
+      break;
+    }
+    case STP_USTACK_SYM: {
+      if (n < 8) break;
+      uint64_t addr;
+      std::memcpy(&addr, p, 8);
+      Resolved r = resolve((int)u.pid, addr, u.time_ns, false);
+      text = format_one(r, addr, flags, false);
+      if ((flags & _STP_SYM_MODULE) && !r.have_module) error = "module cannot be found";
+      break;
+    }
+    default:
+      break;
+  }
+  if (!u.token) return text;
+  tokens_[u.token] = text;
+  return "";
+}
+
+std::string UserStacks::expand(const std::string& s) const {
+  if (s.find('\x1e') == std::string::npos) return s;
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t a = s.find('\x1e', i);
+    if (a == std::string::npos || a + STP_TOKEN_LEN > s.size() || s[a + 1] != 'U' ||
+        s[a + STP_TOKEN_LEN - 1] != '\x1f') {
+      out.append(s, i, a == std::string::npos ? std::string::npos : a + 1 - i);
+      if (a == std::string::npos) break;
+      i = a + 1;
+      continue;
+    }
+    out.append(s, i, a - i);
+    uint64_t token = std::strtoull(s.substr(a + 2, 16).c_str(), nullptr, 16);
+    auto it = tokens_.find(token);
+    if (it != tokens_.end()) out += it->second;
+    i = a + STP_TOKEN_LEN;
+  }
+  return out;
+}
+
+}  // namespace ukstap::loader

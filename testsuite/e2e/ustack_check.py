@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Checks ukstap's user backtraces against truth from outside ukstap (run_ustack.sh).
+
+Truth: the traced program's own libunwind backtrace ("truth:" lines) and /proc/self/maps lines
+("map:"), readelf's symbol tables and program headers. A frame line is STAP-FORMATS §4:
+  " 0xADDR : SYM+0xOFF/0xSIZE [MODULE]", " 0xADDR [MODULE+0xOFF/0xSIZE]" or " 0xADDR",
+  each maybe followed by " (inexact)".
+
+usage: ustack_check.py chain UKSTAP_OUT PROG_OUT BINARY FIRST_FUNC OUTER_FUNC
+         (BINARY is the file of the program's "map:" line; frames 0 and up to OUTER_FUNC's caller)
+       ustack_check.py symbols UKSTAP_OUT     (every frame of every stack has a symbol, and the
+                                               symbol+offset agrees with readelf's table)
+Prints one line per problem; exit status 0 when there is none.
+"""
+import re
+import subprocess
+import sys
+
+FRAME = re.compile(r"^ 0x([0-9a-f]+)(?: : (\S+)\+0x([0-9a-f]+)/0x([0-9a-f]+) \[(.+?)\]"
+                   r"| \[(.+?)\+0x([0-9a-f]+)/0x([0-9a-f]+)\])?( \(inexact\))?$")
+
+
+def stacks(text):
+    """Stacks in ukstap's output: runs of frame lines (any other line separates them)."""
+    out, cur = [], []
+    for line in text.splitlines():
+        m = FRAME.match(line)
+        if not m:
+            if cur:
+                out.append(cur)
+            cur = []
+            continue
+        cur.append({"pc": int(m.group(1), 16), "name": m.group(2),
+                    "off": int(m.group(3), 16) if m.group(3) else None,
+                    "size": int(m.group(4), 16) if m.group(4) else None,
+                    "module": m.group(5) or m.group(6), "inexact": bool(m.group(9))})
+    if cur:
+        out.append(cur)
+    return out
+
+
+_syms = {}
+
+
+def symbols(path):
+    """FUNC/OBJECT symbols with an address, sorted: readelf's .symtab, else .dynsym."""
+    if path in _syms:
+        return _syms[path]
+    text = subprocess.run(["readelf", "-sW", path], capture_output=True, text=True).stdout
+    tables, cur = {}, None
+    for line in text.splitlines():
+        m = re.match(r"Symbol table '(\S+)'", line)
+        if m:
+            cur = tables.setdefault(m.group(1), [])
+            continue
+        f = line.split()
+        if cur is None or len(f) < 8 or not f[0].endswith(":") or not f[0][:-1].isdigit():
+            continue
+        value, typ, ndx, name = int(f[1], 16), f[3], f[6], f[7].split("@")[0]
+        if typ in ("FUNC", "OBJECT", "IFUNC") and ndx != "UND" and value:
+            cur.append((value, name))
+    syms = sorted(set(tables.get(".symtab") or tables.get(".dynsym") or []))
+    _syms[path] = syms
+    return syms
+
+
+def bias(path, map_start, pgoff):
+    """Load bias of a mapping (readelf's PT_LOAD headers): file vaddr = pc - bias."""
+    text = subprocess.run(["readelf", "-lW", path], capture_output=True, text=True).stdout
+    for line in text.splitlines():
+        f = line.split()
+        if f and f[0] == "LOAD":
+            off, vaddr, filesz = int(f[1], 16), int(f[2], 16), int(f[4], 16)
+            if off - (off % 4096) <= pgoff < off + filesz:
+                return map_start - (vaddr - off + pgoff)
+    return None
+
+
+def expect(path, vaddr, caller):
+    """(name, offset) readelf gives for a file vaddr; callers look up vaddr-1."""
+    syms = symbols(path)
+    key = vaddr - 1 if caller else vaddr
+    best = None
+    for i, (v, n) in enumerate(syms):
+        if v > key:
+            break
+        best = i
+    if best is None:
+        return None
+    v, n = syms[best]
+    # all names at that address are acceptable (aliases)
+    names = {name for (a, name) in syms if a == v}
+    nxt = next((a for (a, _) in syms[best + 1:] if a > v), None)
+    return names, vaddr - v, (nxt - v) if nxt else 0
+
+
+def check_chain(ukstap_out, prog_out, binary, first_func, outer_func):
+    problems = []
+    prog = open(prog_out).read()
+    truth = [int(x, 16) for x in re.search(r"^truth: (.*)$", prog, re.M).group(1).split()]
+    mline = re.search(r"^map: ([0-9a-f]+)-[0-9a-f]+ \S+ ([0-9a-f]+) \S+ \S+\s+(\S+)$", prog, re.M)
+    mstart, mpgoff, mpath = int(mline.group(1), 16), int(mline.group(2), 16), mline.group(3)
+    b = bias(binary, mstart, mpgoff)
+    st = stacks(open(ukstap_out).read())
+    if len(st) != 1:
+        return ["expected one stack, got %d" % len(st)]
+    fr = st[0]
+    outer = next((i for i, f in enumerate(fr) if f["name"] == outer_func), None)
+    if outer is None:
+        return ["no frame named %s: %s" % (outer_func, [f["name"] for f in fr])]
+    # libunwind's frame 0 is print_truth, its frame 1 the innermost function (as ukstap's frame 0,
+    # at another pc: the syscall instruction); its frames 2.. are ukstap's frames 1.., the same
+    # return addresses, up to the frame that called OUTER_FUNC.
+    last = min(outer + 1, len(truth) - 2, len(fr) - 1)
+    for i in range(1, last + 1):
+        if fr[i]["pc"] != truth[i + 1]:
+            problems.append("frame %d: ukstap 0x%x, libunwind 0x%x" % (i, fr[i]["pc"], truth[i + 1]))
+    if last < outer + 1:
+        problems.append("the stack stops at frame %d, before OUTER_FUNC's caller" % last)
+    # Symbols of the frames in BINARY against readelf.
+    seen = 0
+    for i, f in enumerate(fr[:outer + 1]):
+        if f["module"] != mpath:
+            continue
+        seen += 1
+        e = expect(binary, f["pc"] - b, i > 0)
+        if not e or f["name"] not in e[0] or f["off"] != e[1] or f["size"] != e[2]:
+            problems.append("frame %d: ukstap %s+0x%x/0x%x, readelf %s" %
+                            (i, f["name"], f["off"] or 0, f["size"] or 0, e))
+    if not seen:
+        problems.append("no frame in %s" % mpath)
+    if fr[0]["name"] != first_func:
+        problems.append("frame 0 is %s, not %s" % (fr[0]["name"], first_func))
+    for i, f in enumerate(fr[:outer + 1]):
+        if f["name"] is None:
+            problems.append("frame %d has no symbol" % i)
+    return problems
+
+
+def check_symbols(ukstap_out):
+    problems = []
+    for s, fr in enumerate(stacks(open(ukstap_out).read())):
+        for i, f in enumerate(fr):
+            if f["name"] is None:
+                problems.append("stack %d frame %d: no symbol: 0x%x [%s]" % (s, i, f["pc"], f["module"]))
+    return problems
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "chain":
+        problems = check_chain(*sys.argv[2:])
+    elif cmd == "symbols":
+        problems = check_symbols(sys.argv[2])
+    else:
+        problems = ["unknown command " + cmd]
+    for p in problems:
+        print(p)
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,341 @@
+// The Tracker: side-band records and /proc snapshots -> per-process mapping histories, the
+// task finder's verdicts and the kernel mirror (tracker.h; the pieces are perf_sideband,
+// process_history, task_finder and vma_mirror).
+#include "vma-tracker/tracker.h"
+
+#include <dirent.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "vma-tracker/perf_sideband.h"
+#include "vma-tracker/process_history.h"
+#include "vma-tracker/task_finder.h"
+#include "vma-tracker/vma_mirror.h"
+
+namespace ukstap::vma {
+
+namespace {
+
+// 64 data pages = 256 KiB per CPU: a burst of ~3,000 mmap records between two drains.
+constexpr size_t kRingPages = 64;
+
+uint64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+bool is_file(const Mapping& m) { return m.ino != 0 || (!m.path.empty() && m.path[0] == '/'); }
+
+// The kernel's names for what has no file: perf says "//anon", /proc/PID/maps says nothing.
+Mapping mapping_from(const SidebandRecord& r) {
+  Mapping m;
+  m.start = r.addr;
+  m.end = r.addr + r.len;
+  m.prot = r.prot;
+  m.dev = makedev(r.maj, r.min);
+  m.ino = r.ino;
+  m.path = r.filename.rfind("//anon", 0) == 0 ? std::string() : r.filename;
+  // perf reports vm_pgoff for every VMA; without a file it is the page number of the address,
+  // which /proc/PID/maps shows as 0.
+  m.pgoff = is_file(m) ? r.pgoff : 0;
+  return m;
+}
+
+}  // namespace
+
+struct Tracker::Impl {
+  struct Proc {
+    ProcessHistory history;
+    ExeId exe;
+    bool awaiting_exe = false;  // exec'd; the next file mapping is the new main executable
+    bool exited = false;
+  };
+
+  Tracker& self;
+  PerfSideband sideband;
+  TaskFinder finder;
+  VmaMirror mirror;
+  std::unordered_map<int, Proc> procs;        // by tgid
+  std::unordered_map<int, int> tgid_of_tid;   // threads (tid != tgid) seen being created
+  std::unordered_set<int> snapshot_tried;     // pids looked up with no history
+  std::map<std::tuple<uint64_t, uint64_t, std::string>, uint32_t> file_ids;
+  std::vector<SidebandRecord> pending;        // read, not yet applied (see drain())
+  std::set<int> mirror_dirty;                 // tgids whose mirror value is stale
+
+  explicit Impl(Tracker& t) : self(t) {}
+
+  int tgid(int pid) const {
+    auto it = tgid_of_tid.find(pid);
+    return it == tgid_of_tid.end() ? pid : it->second;
+  }
+
+  uint32_t file_id(const Mapping& m) {
+    if (m.path == "[vdso]") return id_for(0, 0, m.path);
+    if (!is_file(m)) return 0;
+    // " (deleted)" is how the kernel names an unlinked file: the same file as before.
+    std::string path = m.path;
+    static const std::string kDeleted = " (deleted)";
+    if (path.size() > kDeleted.size() &&
+        path.compare(path.size() - kDeleted.size(), kDeleted.size(), kDeleted) == 0)
+      path.resize(path.size() - kDeleted.size());
+    return id_for(m.dev, m.ino, path);
+  }
+  uint32_t id_for(uint64_t dev, uint64_t ino, const std::string& path) {
+    auto [it, added] = file_ids.try_emplace({dev, ino, path}, 0);
+    if (added) it->second = static_cast<uint32_t>(file_ids.size());
+    return it->second;
+  }
+
+  void touched(int tgid) {
+    if (mirror.active()) mirror_dirty.insert(tgid);
+  }
+
+  bool target(int tgid) const {
+    auto it = procs.find(tgid);
+    return finder.is_target(tgid, it != procs.end() ? &it->second.exe : nullptr);
+  }
+
+  void flush_mirror() {
+    for (int pid : mirror_dirty) {
+      auto it = procs.find(pid);
+      if (it != procs.end() && !it->second.exited && target(pid))
+        mirror.write(pid, it->second.history.live(), self.stats_);
+      else
+        mirror.remove(pid, self.stats_);
+    }
+    mirror_dirty.clear();
+  }
+
+  // A process with no history yet (running before we started): its /proc snapshot, once.
+  Proc* history_of(int pid) {
+    auto it = procs.find(tgid(pid));
+    if (it != procs.end()) return &it->second;
+    if (!snapshot_tried.insert(pid).second) return nullptr;
+    if (!self.snapshot_pid(pid)) return nullptr;
+    it = procs.find(tgid(pid));
+    return it == procs.end() ? nullptr : &it->second;
+  }
+
+  void apply(const SidebandRecord& r) {
+    TrackerStats& st = self.stats_;
+    switch (r.kind) {
+      case SidebandRecord::Kind::Mmap:
+        ++st.mmap_records;
+        self.on_mmap(r.pid, mapping_from(r), r.time_ns);
+        break;
+      case SidebandRecord::Kind::Fork:
+        ++st.fork_records;
+        // FORK's ppid is the forking task's process: equal to pid for a new thread.
+        if (r.pid == r.ppid) {
+          if (r.tid != r.pid) tgid_of_tid[r.tid] = r.pid;
+        } else {
+          tgid_of_tid.erase(r.pid);  // the number now names a process
+          self.on_fork(r.pid, r.ppid, r.time_ns);
+        }
+        break;
+      case SidebandRecord::Kind::Exec:
+        ++st.exec_records;
+        self.on_exec(r.pid, r.time_ns);
+        break;
+      case SidebandRecord::Kind::Exit:
+        ++st.exit_records;
+        if (r.pid == r.tid) self.on_exit(r.pid, r.time_ns);  // the process, not one thread
+        break;
+      case SidebandRecord::Kind::Lost:
+        st.lost_records += r.lost;
+        break;
+    }
+  }
+};
+
+Tracker::Tracker() : impl_(std::make_unique<Impl>(*this)) {}
+Tracker::~Tracker() = default;
+
+void Tracker::set_targets(const TargetSpec& spec) { impl_->finder.set_spec(spec); }
+
+bool Tracker::start(std::string& why) { return impl_->sideband.open(kRingPages, why); }
+
+std::vector<int> Tracker::poll_fds() const { return impl_->sideband.fds(); }
+
+void Tracker::drain() {
+  Impl& d = *impl_;
+  if (d.sideband.is_open()) {
+    // Each CPU has its own ring, so records arrive ordered per CPU only; a fork on one CPU
+    // and the child's first mmap on another must be applied in time order. Records stamped
+    // after this drain began may still be followed by earlier ones not yet read from another
+    // ring: they wait for the next drain. Every event the caller is about to decode happened
+    // before this call, so nothing it needs waits.
+    const uint64_t cutoff = monotonic_ns();
+    d.sideband.read_all(d.pending);
+    stats_.sideband_records = d.sideband.records_read();
+    stats_.sideband_bytes = d.sideband.bytes_read();
+    std::stable_sort(d.pending.begin(), d.pending.end(),
+                     [](const SidebandRecord& a, const SidebandRecord& b) {
+                       return a.time_ns < b.time_ns;
+                     });
+    size_t n = 0;
+    while (n < d.pending.size() && d.pending[n].time_ns < cutoff) d.apply(d.pending[n++]);
+    d.pending.erase(d.pending.begin(), d.pending.begin() + static_cast<ptrdiff_t>(n));
+  }
+  d.flush_mirror();
+}
+
+bool Tracker::snapshot_pid(int pid) {
+  Impl& d = *impl_;
+  const int tgid = TaskFinder::tgid_of(pid);
+  if (tgid <= 0) return false;  // gone
+  if (tgid != pid) d.tgid_of_tid[pid] = tgid;
+  std::vector<Mapping> maps = read_proc_maps(tgid);
+  ++stats_.proc_snapshots;
+  Impl::Proc& p = d.procs[tgid];
+  for (Mapping& m : maps) {
+    // Only executable mappings: the side-band records never report the others, so kept ones
+    // could never be superseded. [vsyscall] is no VMA of the process (a fixed kernel page that
+    // no record reports either).
+    if (!(m.prot & PROT_EXEC) || m.path == "[vsyscall]") continue;
+    m.file_id = d.file_id(m);
+    m.since_ns = 0;
+    m.until_ns = UINT64_MAX;
+    p.history.add_if_free(m);
+  }
+  if (!p.exe.known) p.exe = TaskFinder::exe_of(tgid);
+  d.touched(tgid);
+  d.flush_mirror();
+  return true;
+}
+
+void Tracker::snapshot_existing() {
+  Impl& d = *impl_;
+  DIR* dir = opendir("/proc");
+  if (!dir) return;
+  std::vector<int> pids;
+  while (dirent* e = readdir(dir)) {
+    if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
+    pids.push_back(std::atoi(e->d_name));
+  }
+  closedir(dir);
+  for (int pid : pids) {
+    if (d.procs.count(pid)) continue;  // records already told us more
+    if (d.finder.is_target(pid, nullptr)) snapshot_pid(pid);
+  }
+}
+
+const Mapping* Tracker::lookup(int pid, uint64_t addr, uint64_t t_ns) {
+  Impl::Proc* p = impl_->history_of(pid);
+  return p ? p->history.find(addr, t_ns) : nullptr;
+}
+
+std::vector<const Mapping*> Tracker::file_mappings(int pid, const Mapping& m, uint64_t t_ns) {
+  std::vector<const Mapping*> out;
+  Impl::Proc* p = impl_->history_of(pid);
+  if (!p) return out;
+  for (const Mapping& x : p->history.all()) {
+    if (!(x.since_ns <= t_ns && t_ns < x.until_ns)) continue;
+    // Anonymous memory is no file: only the mapping itself belongs to its "module".
+    bool same = m.file_id != 0 ? x.file_id == m.file_id : (x.start == m.start && x.end == m.end);
+    if (same) out.push_back(&x);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Mapping* a, const Mapping* b) { return a->start < b->start; });
+  return out;
+}
+
+std::vector<int> Tracker::known_pids() const {
+  std::vector<int> out;
+  for (const auto& [pid, p] : impl_->procs) out.push_back(pid);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool Tracker::is_target(int pid) const { return impl_->target(impl_->tgid(pid)); }
+
+void Tracker::mirror_to(int map_fd) {
+  Impl& d = *impl_;
+  d.mirror.set_fd(map_fd);
+  for (const auto& [pid, p] : d.procs) d.touched(pid);
+  d.flush_mirror();
+}
+
+void Tracker::set_bias_fn(std::function<uint64_t(const Mapping&)> fn) {
+  impl_->mirror.set_bias_fn(std::move(fn));
+}
+
+void Tracker::on_mmap(int pid, const Mapping& m, uint64_t t_ns) {
+  Impl& d = *impl_;
+  // A process we have not heard of ran before we started: its earlier mappings come from
+  // /proc first, then this record supersedes what it overlaps.
+  if (!d.procs.count(d.tgid(pid))) d.history_of(pid);
+  const int tgid = d.tgid(pid);
+  Impl::Proc& p = d.procs[tgid];
+  Mapping x = m;
+  x.file_id = d.file_id(x);
+  if (p.awaiting_exe && is_file(x)) {
+    // The kernel maps the new image's executable before its interpreter and the vDSO.
+    p.exe.known = true;
+    p.exe.path = x.path;
+    p.exe.dev = x.dev;
+    p.exe.ino = x.ino;
+    p.awaiting_exe = false;
+  }
+  p.exited = false;
+  p.history.map(std::move(x), t_ns);
+  d.touched(tgid);
+}
+
+void Tracker::on_fork(int pid, int ppid, uint64_t t_ns) {
+  Impl& d = *impl_;
+  if (pid == ppid) return;  // a thread: same address space
+  d.finder.note_fork(pid, ppid);
+  Impl::Proc* parent = d.history_of(ppid);
+  Impl::Proc& child = d.procs[pid];
+  child.history.end_all(t_ns);  // a reused pid: its previous process's mappings end here
+  if (parent) {
+    for (const Mapping* m : parent->history.live()) child.history.map(*m, t_ns);
+    child.exe = parent->exe;
+    child.awaiting_exe = parent->awaiting_exe;
+  } else {
+    child.exe = ExeId{};
+    child.awaiting_exe = false;
+  }
+  child.exited = false;
+  d.touched(pid);
+}
+
+void Tracker::on_exec(int pid, uint64_t t_ns) {
+  Impl& d = *impl_;
+  const int tgid = d.tgid(pid);
+  // No /proc snapshot for an unknown pid here: /proc already shows the new image.
+  Impl::Proc& p = d.procs[tgid];
+  p.history.end_all(t_ns);  // the new image's mmaps follow this record
+  p.exe = ExeId{};
+  p.awaiting_exe = true;
+  p.exited = false;
+  d.touched(tgid);
+}
+
+void Tracker::on_exit(int pid, uint64_t t_ns) {
+  (void)t_ns;  // the mappings stay live: the process's last events resolve against them
+  Impl& d = *impl_;
+  const int tgid = d.tgid(pid);
+  auto it = d.procs.find(tgid);
+  if (it == d.procs.end()) return;
+  if (!d.target(tgid)) {
+    // Nobody will ask about a process no probe was watching: keep memory bounded on a busy
+    // system when only some processes are targets.
+    d.procs.erase(it);
+  } else {
+    it->second.exited = true;
+  }
+  d.touched(tgid);  // the mirror drops it
+}
+
+}  // namespace ukstap::vma
