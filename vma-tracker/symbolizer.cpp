@@ -2,6 +2,7 @@
 // chooses which symbols make stap's table, applies stap's SIZE rule and the FDE rule for stripped
 // functions, computes load biases and caches files.
 #include "vma-tracker/symbolizer.h"
+#include "vma-tracker/fde_ranges.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -31,9 +32,8 @@ struct ElfFile::Impl {
   Dwfl_Callbacks callbacks{};
   Dwfl* dwfl = nullptr;
   Dwfl_Module* mod = nullptr;
-  // libdw's CFI caches FDEs in trees without locking; lookup() is const and may run on several
-  // threads, so FDE queries are serialized.
-  std::mutex cfi_mu;
+  // Every FDE's bounds in the mapped file (.eh_frame, .debug_frame), read once at load.
+  std::vector<FdeRange> fdes;
   ~Impl() {
     if (dwfl) dwfl_end(dwfl);
   }
@@ -47,28 +47,6 @@ std::string hex(uint64_t v) {
   char buf[24];
   snprintf(buf, sizeof buf, "%" PRIx64, v);
   return buf;
-}
-
-// The FDE covering `vaddr`: .eh_frame first (always in the mapped file, cheap), then .debug_frame
-// (which makes libdwfl look for the DWARF, possibly in a separate debug file; it caches the
-// outcome, so that search happens at most once per file).
-bool fde_bounds(Dwfl_Module* mod, uint64_t vaddr, uint64_t& start, uint64_t& end) {
-  for (int pass = 0; pass < 2; ++pass) {
-    Dwarf_Addr bias = 0;
-    Dwarf_CFI* cfi = pass == 0 ? dwfl_module_eh_cfi(mod, &bias) : dwfl_module_dwarf_cfi(mod, &bias);
-    if (!cfi) continue;
-    Dwarf_Frame* frame = nullptr;
-    if (dwarf_cfi_addrframe(cfi, vaddr - bias, &frame) != 0 || !frame) continue;
-    Dwarf_Addr s = 0, e = 0;
-    bool signal = false;
-    int ra = dwarf_frame_info(frame, &s, &e, &signal);
-    free(frame);
-    if (ra < 0 || e <= s) continue;
-    start = s + bias;
-    end = e + bias;
-    if (vaddr >= start && vaddr < end) return true;
-  }
-  return false;
 }
 
 // Section types of the main file that decide where libdwfl took the symbols from.
@@ -102,8 +80,11 @@ bool ElfFile::lookup(uint64_t vaddr, SymbolHit& out) const {
   uint64_t fs = 0, fe = 0;
   bool fde = false;
   if (!inside && impl_) {
-    std::lock_guard<std::mutex> lock(impl_->cfi_mu);
-    fde = fde_bounds(impl_->mod, vaddr, fs, fe);
+    if (const FdeRange* r = find_fde(impl_->fdes, vaddr)) {
+      fde = true;
+      fs = r->start;
+      fe = r->end;
+    }
   }
   // The FDE starts after the preceding symbol: the function at vaddr has no symbol of its own
   // (stripped static function, .cold part, PLT). Naming it after the preceding symbol would be a
@@ -202,6 +183,7 @@ std::unique_ptr<ElfFile> Symbolizer::Impl::load(const std::string& name, const s
 
   Dwarf_Addr main_bias = 0;
   Elf* main_elf = dwfl_module_getelf(d.mod, &main_bias);
+  d.fdes = read_fde_ranges(main_elf);
   size_t nph = 0;
   if (main_elf && elf_getphdrnum(main_elf, &nph) == 0) {
     for (size_t i = 0; i < nph; ++i) {
@@ -229,14 +211,26 @@ std::unique_ptr<ElfFile> Symbolizer::Impl::load(const std::string& name, const s
     if (type != STT_FUNC && type != STT_OBJECT && type != STT_GNU_IFUNC) continue;
     if (addr == 0 || *sname == '\0' || shndx == SHN_UNDEF || shndx == SHN_ABS || shndx == SHN_COMMON)
       continue;
-    int rank = GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? 0 : 1;
+    int bind = GELF_ST_BIND(sym.st_info);
+    int rank = (bind == STB_WEAK ? 2 : 0) + (bind == STB_GLOBAL ? 0 : 1);
     cands.push_back({addr, sym.st_size, rank, i, sname});
   }
-  // One name per address: a GLOBAL one (the public name, e.g. __getpid over the WEAK getpid),
-  // else the first in table order.
-  std::sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) {
-    return a.start != b.start ? a.start < b.start
-                              : a.rank != b.rank ? a.rank < b.rank : a.index < b.index;
+  // One name per address, chosen much as perf does: non-weak over weak, global over local,
+  // glibc's internal __GI_ aliases last, fewer leading underscores, then the longer name (the
+  // more specific: __getdents64 over __getdents), then table order. glibc's debug table has
+  // __GI___getdents64, __getdents, __getdents64 (local) and getdents64 (weak) at one address:
+  // this picks __getdents64.
+  auto underscores = [](const char* n) { int k = 0; while (n[k] == '_') ++k; return k; };
+  auto internal = [](const char* n) { return std::strncmp(n, "__GI_", 5) == 0; };
+  std::sort(cands.begin(), cands.end(), [&](const Cand& a, const Cand& b) {
+    if (a.start != b.start) return a.start < b.start;
+    if (a.rank != b.rank) return a.rank < b.rank;
+    if (internal(a.name) != internal(b.name)) return !internal(a.name);
+    int ua = underscores(a.name), ub = underscores(b.name);
+    if (ua != ub) return ua < ub;
+    size_t la = std::strlen(a.name), lb = std::strlen(b.name);
+    if (la != lb) return la > lb;
+    return a.index < b.index;
   });
   for (const Cand& c : cands)
     if (f->syms_.empty() || f->syms_.back().start != c.start) f->syms_.push_back({c.start, c.size, c.name});

@@ -626,6 +626,11 @@ bool Runner::start_tracker() {
   vma::TargetSpec spec;
   spec.system_wide = target_pid_ == 0;
   spec.target_pid = target_pid_;
+  for (auto& p : m_.probes) {  // processes running a process("PATH") probe's binary
+    auto it = p.params.find("path");
+    if ((p.family == "process" || p.family == "uprobe") && it != p.params.end())
+      spec.binaries.push_back(it->second);
+  }
   tracker_->set_targets(spec);
   std::string why;
   if (!tracker_->start(why)) {
@@ -633,6 +638,9 @@ bool Runner::start_tracker() {
     return false;
   }
   tracker_->snapshot_existing();
+  // Symbols come from local files only: libdwfl would otherwise ask debuginfod servers (Debian
+  // sets DEBUGINFOD_URLS in /etc/profile.d) and block the output on the network.
+  if (!std::getenv("UKSTAP_DEBUGINFOD")) ::unsetenv("DEBUGINFOD_URLS");
   symbolizer_ = std::make_unique<sym::Symbolizer>();
   ustacks_ = std::make_unique<loader::UserStacks>(*tracker_, *symbolizer_);
   ustacks_->set_target(target_pid_);

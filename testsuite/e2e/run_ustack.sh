@@ -43,6 +43,15 @@ runp "threads: run" "$T_TMP/thr.prog" "$UKSTAP" -o "$T_TMP/thr.out" -e "$GETPPID
 t "threads: frames = libunwind's up to thread_main's caller" 0 '' '' -- \
   $CHECK chain "$T_TMP/thr.out" "$T_TMP/thr.prog" "$P" chain_12 thread_main
 
+# --- a stripped binary: its functions are named after their FDEs (sub_<start>) -------------
+S="$T_TMP/ustack_stripped"
+cp "$P" "$S" && strip --strip-all "$S"
+runp "stripped: run" "$T_TMP/st.prog" "$UKSTAP" -o "$T_TMP/st.out" -e "$GETPPID" -c "$S chain"
+t "stripped: frames = libunwind's; sub_<start> = the unstripped twin's function starts" 0 '' '' -- \
+  $CHECK stripped "$T_TMP/st.out" "$T_TMP/st.prog" "$P" chain_12 main
+t "stripped: no function is named after the symbol before it" 0 '' '' -- \
+  bash -c "! grep -q ' : _init+\|: _start+\|: _fini+' '$T_TMP/st.out'"
+
 # --- fork + exec: the exec'd child is not the -c target; its stack still symbolizes --------
 runp "forkexec: run" "$T_TMP/fe.prog" "$UKSTAP" -o "$T_TMP/fe.out" \
   -e 'probe syscall.getppid { if (execname() == "ustack_prog") print_ubacktrace() }' \

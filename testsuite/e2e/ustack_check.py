@@ -8,6 +8,8 @@ Truth: the traced program's own libunwind backtrace ("truth:" lines) and /proc/s
 
 usage: ustack_check.py chain UKSTAP_OUT PROG_OUT BINARY FIRST_FUNC OUTER_FUNC
          (BINARY is the file of the program's "map:" line; frames 0 and up to OUTER_FUNC's caller)
+       ustack_check.py stripped UKSTAP_OUT PROG_OUT UNSTRIPPED_TWIN FIRST_FUNC OUTER_FUNC
+         (as chain; functions without a symbol must be sub_<their start in the twin>)
        ustack_check.py symbols UKSTAP_OUT     (every frame of every stack has a symbol, and the
                                                symbol+offset agrees with readelf's table)
 Prints one line per problem; exit status 0 when there is none.
@@ -94,7 +96,9 @@ def expect(path, vaddr, caller):
     return names, vaddr - v, (nxt - v) if nxt else 0
 
 
-def check_chain(ukstap_out, prog_out, binary, first_func, outer_func):
+def check_chain(ukstap_out, prog_out, binary, first_func, outer_func, stripped=False):
+    """stripped: the traced file is BINARY stripped; functions it has no symbol for must be
+    named sub_<hex start> with the start readelf gives for them in BINARY."""
     problems = []
     prog = open(prog_out).read()
     truth = [int(x, 16) for x in re.search(r"^truth: (.*)$", prog, re.M).group(1).split()]
@@ -105,6 +109,13 @@ def check_chain(ukstap_out, prog_out, binary, first_func, outer_func):
     if len(st) != 1:
         return ["expected one stack, got %d" % len(st)]
     fr = st[0]
+    if stripped:
+        for f in fr:
+            if f["name"] and f["name"].startswith("sub_"):
+                start = int(f["name"][4:], 16)
+                names = [n for (a, n) in symbols(binary) if a == start]
+                if names:
+                    f["name"], f["sub"] = names[0], True
     outer = next((i for i, f in enumerate(fr) if f["name"] == outer_func), None)
     if outer is None:
         return ["no frame named %s: %s" % (outer_func, [f["name"] for f in fr])]
@@ -124,7 +135,7 @@ def check_chain(ukstap_out, prog_out, binary, first_func, outer_func):
             continue
         seen += 1
         e = expect(binary, f["pc"] - b, i > 0)
-        if not e or f["name"] not in e[0] or f["off"] != e[1] or f["size"] != e[2]:
+        if not e or f["name"] not in e[0] or f["off"] != e[1] or (f["size"] != e[2] and not f.get("sub")):
             problems.append("frame %d: ukstap %s+0x%x/0x%x, readelf %s" %
                             (i, f["name"], f["off"] or 0, f["size"] or 0, e))
     if not seen:
@@ -150,6 +161,8 @@ def main():
     cmd = sys.argv[1]
     if cmd == "chain":
         problems = check_chain(*sys.argv[2:])
+    elif cmd == "stripped":
+        problems = check_chain(*sys.argv[2:], stripped=True)
     elif cmd == "symbols":
         problems = check_symbols(sys.argv[2])
     else:
