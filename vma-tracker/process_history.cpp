@@ -5,14 +5,6 @@
 
 namespace ukstap::vma {
 
-namespace {
-
-// File offsets only mean something for file mappings; anonymous and special ones report 0 in
-// /proc/PID/maps and keep 0 when split.
-bool has_file(const Mapping& m) { return m.ino != 0 || (!m.path.empty() && m.path[0] == '/'); }
-
-}  // namespace
-
 Mapping* ProcessHistory::add_live(Mapping m) {
   all_.push_back(std::move(m));
   Mapping* p = &all_.back();
@@ -48,7 +40,8 @@ const Mapping& ProcessHistory::map(Mapping m, uint64_t t) {
     if (old->end > e) {  // the part above survives, at a later file offset
       Mapping right = *old;
       right.start = e;
-      if (has_file(right)) right.pgoff = old->pgoff + (e - old->start);
+      // Anonymous and pseudo mappings show offset 0 in /proc/PID/maps and keep it.
+      if (is_file_mapping(right)) right.pgoff = old->pgoff + (e - old->start);
       right.since_ns = t;
       right.until_ns = UINT64_MAX;
       it = live_.emplace(e, nullptr).first;  // keeps `it` at or past e: the loop ends

@@ -15,6 +15,12 @@
 
 namespace ukstap::vma {
 
+// Whether a file backs `m` (then pgoff is a file offset and (dev, ino, path) names the file);
+// anonymous memory and the kernel's pseudo mappings ([vdso]) have none.
+inline bool is_file_mapping(const Mapping& m) {
+  return m.ino != 0 || (!m.path.empty() && m.path[0] == '/');
+}
+
 class ProcessHistory {
  public:
   // `m` is mapped at time t (m.since_ns is set to t): live mappings it overlaps end at t.

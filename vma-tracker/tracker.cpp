@@ -33,8 +33,6 @@ uint64_t monotonic_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-bool is_file(const Mapping& m) { return m.ino != 0 || (!m.path.empty() && m.path[0] == '/'); }
-
 // The kernel's names for what has no file: perf says "//anon", /proc/PID/maps says nothing.
 Mapping mapping_from(const SidebandRecord& r) {
   Mapping m;
@@ -46,7 +44,7 @@ Mapping mapping_from(const SidebandRecord& r) {
   m.path = r.filename.rfind("//anon", 0) == 0 ? std::string() : r.filename;
   // perf reports vm_pgoff for every VMA; without a file it is the page number of the address,
   // which /proc/PID/maps shows as 0.
-  m.pgoff = is_file(m) ? r.pgoff : 0;
+  m.pgoff = is_file_mapping(m) ? r.pgoff : 0;
   return m;
 }
 
@@ -80,7 +78,7 @@ struct Tracker::Impl {
 
   uint32_t file_id(const Mapping& m) {
     if (m.path == "[vdso]") return id_for(0, 0, m.path);
-    if (!is_file(m)) return 0;
+    if (!is_file_mapping(m)) return 0;
     // " (deleted)" is how the kernel names an unlinked file: the same file as before.
     std::string path = m.path;
     static const std::string kDeleted = " (deleted)";
@@ -278,7 +276,7 @@ void Tracker::on_mmap(int pid, const Mapping& m, uint64_t t_ns) {
   Impl::Proc& p = d.procs[tgid];
   Mapping x = m;
   x.file_id = d.file_id(x);
-  if (p.awaiting_exe && is_file(x)) {
+  if (p.awaiting_exe && is_file_mapping(x)) {
     // The kernel maps the new image's executable before its interpreter and the vDSO.
     p.exe.known = true;
     p.exe.path = x.path;

@@ -21,6 +21,7 @@
 /* The unwinder core reads user memory through this (runtime/unwind/). */
 #define STP_UNWIND_READ(dst, size, addr) bpf_probe_read_user((dst), (size), (const void *)(addr))
 #include "unwind/stp_fp_walk.h"
+#include "unwind/stp_cfi_step.h"
 
 #ifndef STP_RINGBUF_SIZE
 # define STP_RINGBUF_SIZE (4 * 1024 * 1024)

@@ -13,6 +13,7 @@
 #define STP_BPF_USTACK_H
 
 #include "common/stp_vma.h"
+#include "unwind/stp_cfi_step.h"
 
 #if STP_REC_CAP < 8 * MAXBACKTRACE + 64
 # error "MAXBACKTRACE too large for the record scratch: raise MAXSTRINGLEN"
@@ -29,52 +30,241 @@ struct {
   __type(value, struct stp_proc_vmas);
 } stp_vmas SEC(".maps");
 
+/* The unwind tables (unwind/stp_cfi.h): rows of every loaded file in one pool, sized by the
+ * loader before load; files by the tracker's file_id. */
+#ifndef STP_CFI_ROWS
+# define STP_CFI_ROWS (1 << 20)
+#endif
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, STP_CFI_ROWS);
+  __uint(map_flags, BPF_F_MMAPABLE);
+  __type(key, uint32_t);
+  __type(value, struct stp_cfi_row);
+} stp_cfi_rows SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, STP_CFI_FILES);
+  __type(key, uint32_t);
+  __type(value, struct stp_cfi_file);
+} stp_cfi_files SEC(".maps");
+
 /* bpf_loop's ctx must point to the stack: it carries the context pointer. */
 struct stp__uwalk_ctx {
   struct stp_common *k;
 };
 
-static long stp__uwalk_cb(uint32_t i, void *ctx)
+/* The executable mapping holding pc: binary search over the entries (sorted by start), one
+ * halving per bpf_loop iteration (see stp__rowsearch). */
+struct stp__vmasearch {
+  struct stp_proc_vmas *vm;
+  uint64_t pc;
+  uint32_t lo, hi;
+};
+
+static long stp__vmasearch_cb(uint32_t i, void *ctx)
 {
-  struct stp_common *k = ((struct stp__uwalk_ctx *)ctx)->k;
-  uint32_t n = k->uw.n;
-  uint64_t ra = 0;
-  if (n >= MAXBACKTRACE) {
-    k->uw.fp.stop = STP_STOP_DEPTH;
+  struct stp__vmasearch *vs = ctx;
+  uint32_t mid;
+  if (vs->lo >= vs->hi || !vs->vm)
     return 1;
-  }
-  if (!stp_fp_step(&k->uw.fp, &ra))
-    return 1;
-  k->uw.pcs[n & STP_UW_MASK_BITS] = ra;
-  k->uw.hash = stp_fnv_u64(k->uw.hash, ra);
-  k->uw.n = n + 1;
+  mid = (vs->lo + vs->hi) / 2;
+  if (vs->vm->e[mid & (STP_VMA_MAX - 1)].start <= vs->pc)
+    vs->lo = mid + 1;
+  else
+    vs->hi = mid;
   return 0;
 }
 
-/* Walk the current task's user stack into k->uw. */
+static __always_inline struct stp_vma_entry *stp__vma_find(struct stp_proc_vmas *vm, uint64_t pc)
+{
+  struct stp_vma_entry *e;
+  uint32_t nr;
+  if (!vm)
+    return 0;
+  nr = vm->nr;
+  struct stp__vmasearch vs = { vm, pc, 0, nr > STP_VMA_MAX ? STP_VMA_MAX : nr };
+  bpf_loop(16, stp__vmasearch_cb, &vs, 0);
+  if (vs.lo == 0)
+    return 0;
+  e = &vm->e[(vs.lo - 1) & (STP_VMA_MAX - 1)];
+  return pc < e->end ? e : 0;
+}
+
+/* Binary search of a file's rows, one halving per bpf_loop iteration: an open-coded loop whose
+ * two branches carry different lo/hi makes the verifier walk every path (2^steps). */
+struct stp__rowsearch {
+  uint64_t rel;
+  int64_t lo, hi, ans;
+  uint32_t first;
+};
+
+static long stp__rowsearch_cb(uint32_t i, void *ctx)
+{
+  struct stp__rowsearch *rs = ctx;
+  struct stp_cfi_row *row;
+  int64_t mid;
+  uint32_t key;
+  if (rs->lo > rs->hi)
+    return 1;
+  mid = rs->lo + ((rs->hi - rs->lo) >> 1);
+  key = rs->first + (uint32_t)mid;
+  row = bpf_map_lookup_elem(&stp_cfi_rows, &key);
+  if (!row)
+    return 1;
+  if (row->pc <= rs->rel) {
+    rs->ans = mid;
+    rs->lo = mid + 1;
+  } else {
+    rs->hi = mid - 1;
+  }
+  return 0;
+}
+
+/* The row for the current frame, or 0 when the pc has no table (no file, no FDE). */
+static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm,
+                                                        struct stp_uregs *r)
+{
+  struct stp_vma_entry *e = stp__vma_find(vm, r->pc);
+  struct stp_cfi_file *f;
+  struct stp_cfi_row *row;
+  uint64_t rel;
+  int64_t idx;
+  uint32_t key, first;
+  if (!e)
+    return 0;
+  key = e->file_id;
+  f = bpf_map_lookup_elem(&stp_cfi_files, &key);
+  if (!f)
+    return 0;
+  rel = r->pc - e->bias - (r->exact_pc ? 0 : 1);  /* a return address may follow a last call */
+  if (rel < f->base)
+    return 0;
+  rel -= f->base;
+  first = f->first;
+  struct stp__rowsearch rs = { rel, 0, (int64_t)f->nr - 1, -1, first };
+  bpf_loop(32, stp__rowsearch_cb, &rs, 0);
+  idx = rs.ans;
+  if (idx < 0)
+    return 0;
+  key = first + (uint32_t)idx;
+  row = bpf_map_lookup_elem(&stp_cfi_rows, &key);
+  if (row && row->cfa_kind == STP_CFA_INVALID && row->fp_off == STP_INV_NO_FDE)
+    return 0;  /* between FDEs: no table for this pc */
+  return row;
+}
+
+/* A frame-pointer step from r (code without an unwind table, e.g. JIT code). */
+static __always_inline int stp__fp_fallback(struct stp_uregs *r, uint32_t *stop)
+{
+  struct stp_fp_state st;
+  uint64_t ra = 0, fp = r->fp;
+  if (!r->fp_valid) {
+    *stop = STP_STOP_NO_TABLE;
+    return 0;
+  }
+  st.fp = fp;
+  st.floor = r->sp;
+  st.ceiling = r->sp0 + STP_STACK_SPAN;
+  st.stop = STP_STOP_END;
+  if (!stp_fp_step(&st, &ra)) {
+    *stop = st.stop;
+    return 0;
+  }
+  r->pc = ra;
+  r->sp = fp + 16;
+  r->fp = st.fp;
+  r->exact_pc = 0;
+  return 1;
+}
+
+/* One frame of the walk. A global function: the verifier checks it once per program, not once
+ * per print_ubacktrace() call site (it is the bulk of the walk's instructions). 0: a frame was
+ * added; 1: the walk is over (uw->stop says why). */
+STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw)
+{
+  struct stp_cfi_row *row;
+  struct stp_proc_vmas *vm;
+  uint32_t n, stop = STP_STOP_END, tgid;
+  int ok;
+  if (!uw)
+    return 1;
+  n = uw->n;
+  if (n >= MAXBACKTRACE) {
+    uw->stop = STP_STOP_DEPTH;
+    return 1;
+  }
+  tgid = uw->tgid;
+  vm = bpf_map_lookup_elem(&stp_vmas, &tgid);
+  row = stp__cfi_row(vm, &uw->regs);
+  if (row) {
+    ok = stp_cfi_step(row, &uw->regs, &stop);
+  } else {
+    ok = stp__fp_fallback(&uw->regs, &stop);
+    uw->inexact = 1;  /* this frame and all above it */
+    uw->fp_frames++;
+  }
+  if (!ok) {
+    uw->stop = stop;
+    return 1;
+  }
+  uw->pcs[n & STP_UW_MASK_BITS] = uw->regs.pc;
+  uw->hash = stp_fnv_u64(uw->hash, uw->regs.pc);
+  uw->n = n + 1;
+  if (!uw->inexact)
+    uw->exact = n + 1;
+  return 0;
+}
+
+static long stp__uwalk_cb(uint32_t i, void *ctx)
+{
+  struct stp__uwalk_ctx *wc = ctx;
+  return stp_uwalk_frame(&wc->k->uw) ? 1 : 0;  /* the verifier wants 0 or 1 exactly */
+}
+
+/* Walk the current task's user stack into k->uw: DWARF CFI where the VMA tracker and the tables
+ * know the pc, frame pointers elsewhere (those frames and all above them are inexact). */
 static __always_inline void stp__uwalk(struct stp_common *k)
 {
   struct pt_regs *r = stp__user_regs();
   struct stp_session *s;
+  uint64_t pt = bpf_get_current_pid_tgid();
+  uint32_t tgid = (uint32_t)(pt >> 32);
   k->uw.n = 0;
   k->uw.exact = 0;
-  k->uw.hash = stp_fnv_u64(STP_FNV_OFFSET, bpf_get_current_pid_tgid() >> 32);
+  k->uw.inexact = 0;
+  k->uw.fp_frames = 0;
+  k->uw.hash = stp_fnv_u64(STP_FNV_OFFSET, tgid);
+  k->uw.tgid = tgid;
   if (!r) {
     k->uw.stop = STP_STOP_NO_USER;
   } else {
+    /* Registers by context (all x86_64 contexts read the task's saved user pt_regs: the syscall
+     * entry frame, the interrupt/NMI entry frame of a user-mode sample, the uprobe's regs, or
+     * for a kernel-mode sample the state saved when the task entered the kernel), so pc, sp and
+     * fp are all trusted; runtime/arch/ documents the per-context masks. */
+    struct stp__uwalk_ctx wc = { k };
     uint64_t ip = PT_REGS_IP_CORE(r);
+    k->uw.regs.pc = ip;
+    k->uw.regs.sp = PT_REGS_SP_CORE(r);
+    k->uw.regs.sp0 = k->uw.regs.sp;
+    k->uw.regs.fp = PT_REGS_FP_CORE(r);
+    k->uw.regs.fp_valid = 1;
+    k->uw.regs.exact_pc = 1;
     k->uw.pcs[0] = ip;
     k->uw.hash = stp_fnv_u64(k->uw.hash, ip);
     k->uw.n = 1;
-    k->uw.exact = 1;  /* the interrupted pc; frame-pointer frames above it are inexact */
-    stp_fp_init(&k->uw.fp, PT_REGS_SP_CORE(r), PT_REGS_FP_CORE(r));
-    struct stp__uwalk_ctx lc = { k };
-    bpf_loop(MAXBACKTRACE, stp__uwalk_cb, &lc, 0);
-    k->uw.stop = k->uw.fp.stop;
+    k->uw.exact = 1;
+    k->uw.stop = STP_STOP_END;
+    bpf_loop(MAXBACKTRACE, stp__uwalk_cb, &wc, 0);
   }
   s = stp__session();
-  if (s)
+  if (s) {
     stp__count(&s->ustack_stops[k->uw.stop & 7]);
+    if (k->uw.fp_frames)
+      __sync_fetch_and_add(&s->ustack_fp_frames, k->uw.fp_frames);
+  }
 }
 
 /* The record header + struct stp_ustack; returns it for the caller to finish. */

@@ -104,7 +104,8 @@ struct stp_session {
   uint64_t drops;            /* records the ring buffer had no room for */
   uint64_t seq;              /* last insertion number given to an array element */
   uint64_t ustack_stops[8];  /* user-stack walks by enum stp_unwind_stop */
-  uint64_t reserved[3];
+  uint64_t ustack_fp_frames; /* frames found by the frame-pointer fallback (no unwind table) */
+  uint64_t reserved[2];
 };
 
 /* Read-only configuration filled by the loader before load: the BPF global

@@ -66,15 +66,7 @@ STP_UNWIND_INLINE int stp_fp_step(struct stp_fp_state *st, uint64_t *ra)
 #endif /* STP_FP_WALK_H */
 
 /* A walk in progress (lives in the probe context: BPF's 512-byte stack cannot hold the pcs). */
-struct stp_uwalk {
-  struct stp_fp_state fp;
-  uint64_t hash;               /* FNV-1a over tgid and pcs: the deferred token */
-  uint32_t n;                  /* pcs[0..n) */
-  uint32_t exact;              /* pcs[0..exact) are exact */
-  uint32_t stop;               /* enum stp_unwind_stop */
-  uint32_t pad;
-  uint64_t pcs[MAXBACKTRACE];
-};
+
 
 #define STP_FNV_OFFSET 0xcbf29ce484222325ull
 #define STP_FNV_PRIME 0x100000001b3ull

@@ -1,0 +1,75 @@
+/* ukstap unwinder: the compact CFI row format (shared by the table compiler, the BPF stepper and
+ * the native stepper).
+ *
+ * A file's table is its .eh_frame/.debug_frame compiled in user space (unwind/table_compiler)
+ * into rows sorted by pc, one row per address range where the unwind rule changes (adjacent
+ * rows with equal rules merged). pc is file-relative (ELF vaddr minus the table's base, the
+ * lowest FDE start), so rows of a file are shared by every process that maps it.
+ *
+ * A row says how to find the caller's frame from this one (x86_64 register names; arm64 maps
+ * them in runtime/arch/):
+ *   CFA      = SP + cfa_off | FP + cfa_off | the PLT expression | *(SP + cfa_off)
+ *   RA       = *(CFA - 8)   (x86_64: every row the compiler accepts has it so)
+ *   caller FP= FP (same value) | *(CFA + fp_off) | undefined
+ *   caller SP= CFA
+ * Anything else is an INVALID row, which stops the walk with a reason: never a guessed frame.
+ */
+#ifndef STP_CFI_H
+#define STP_CFI_H
+
+enum stp_cfa_kind {
+  STP_CFA_SP = 0,       /* CFA = sp + cfa_off */
+  STP_CFA_FP = 1,       /* CFA = fp + cfa_off */
+  STP_CFA_PLT = 2,      /* PLT stubs: CFA = sp + 8 + ((pc & 15) >= cfa_off ? 8 : 0) (cfa_off holds
+                           the expression's constant: 11 for .plt, 10 for .plt.sec variants) */
+  STP_CFA_DEREF = 3,    /* CFA = *(sp + cfa_off) */
+  STP_CFA_SIGNAL = 4,   /* a signal trampoline (__restore_rt): the caller's registers are in
+                           the ucontext at sp (x86_64: rsp = *(sp+160), rip = *(sp+168),
+                           rbp = *(sp+120)); its pc is exact, not a return address */
+  STP_CFA_STOP = 5,     /* the outermost frame: RA undefined (_start, thread entry) */
+  STP_CFA_INVALID = 6,  /* a rule the stepper cannot evaluate; `reason` says which */
+};
+
+enum stp_fp_kind {
+  STP_FP_SAME = 0,      /* the caller's fp is this frame's fp */
+  STP_FP_CFA_OFF = 1,   /* saved at CFA + fp_off */
+  STP_FP_UNDEFINED = 2, /* not recoverable: a later rule that needs fp stops the walk */
+};
+
+/* Why a row is INVALID (in fp_off when cfa_kind is STP_CFA_INVALID), for the coverage report. */
+enum stp_cfi_invalid {
+  STP_INV_CFA_REG = 1,     /* CFA based on a register other than sp/fp */
+  STP_INV_CFA_EXPR = 2,    /* CFA is a DWARF expression other than the PLT/deref forms */
+  STP_INV_RA_RULE = 3,     /* RA not at CFA-8 */
+  STP_INV_FP_RULE = 4,     /* fp saved in another register or by an expression */
+  STP_INV_OFFSET = 5,      /* an offset does not fit int16 */
+  STP_INV_NO_CFA = 6,      /* libdw could not give a CFA */
+};
+
+struct stp_cfi_row {
+  uint32_t pc;        /* first file-relative pc (vaddr - table base) the row applies to */
+  uint8_t cfa_kind;   /* enum stp_cfa_kind */
+  uint8_t fp_kind;    /* enum stp_fp_kind */
+  int16_t cfa_off;
+  int16_t fp_off;     /* STP_FP_CFA_OFF: offset from CFA; INVALID rows: enum stp_cfi_invalid */
+  uint16_t pad;
+};  /* 12 bytes */
+
+/* A row also ends where no FDE covers the next address: the compiler emits a row of kind
+ * STP_CFA_INVALID with fp_off = 0 ("no FDE") at the end of every FDE that is not immediately
+ * followed by another, so a lookup between FDEs finds that row and stops. */
+#define STP_INV_NO_FDE 0
+
+/* Where a file's rows sit in the row pool: BPF array "stp_cfi_rows" (mmapable; the loader
+ * writes tables into it) and hash "stp_cfi_files" (key: the VMA tracker's file_id). */
+struct stp_cfi_file {
+  uint64_t base;    /* file vaddr of row pc 0 */
+  uint32_t first;   /* index of the file's first row in stp_cfi_rows */
+  uint32_t nr;      /* rows */
+};
+
+#ifndef STP_CFI_FILES
+# define STP_CFI_FILES 4096
+#endif
+
+#endif /* STP_CFI_H */

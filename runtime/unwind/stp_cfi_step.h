@@ -1,0 +1,152 @@
+/* ukstap unwinder: one DWARF CFI step, portable (compiled into the BPF module and natively, so
+ * unit and replay tests run the very code the kernel runs).
+ *
+ * The includer defines STP_UNWIND_READ(dst, size, addr) (0 on success) before including
+ * unwind/stp_fp_walk.h or this file. Registers are x86_64's; runtime/arch/ maps others.
+ *
+ * Never invent a frame: every way a step can fail stops the walk with a reason
+ * (enum stp_unwind_stop); the CFA must move up the stack and stay within STP_STACK_SPAN of the
+ * leaf's sp.
+ */
+#ifndef STP_CFI_STEP_H
+#define STP_CFI_STEP_H
+
+#include "unwind/stp_cfi.h"
+#include "unwind/stp_unwind.h"
+
+#ifndef STP_UNWIND_INLINE
+# define STP_UNWIND_INLINE static inline __attribute__((always_inline))
+#endif
+
+/* The registers a step needs, and which of them can be trusted. */
+struct stp_uregs {
+  uint64_t pc, sp, fp;
+  uint64_t sp0;        /* the leaf's sp: frames lie in [sp0, sp0 + STP_STACK_SPAN] */
+  uint32_t fp_valid;   /* 0: fp was scrubbed (untrusted in this context) or is undefined */
+  uint32_t exact_pc;   /* 1: pc is not a return address (leaf, or after a signal frame) */
+};
+
+/* x86_64 rt_sigframe as __restore_rt sees it: sp points at the ucontext; uc_mcontext starts at
+ * offset 40; within it rbp, rsp, rip are the 11th, 16th and 17th words. */
+#define STP_SIGCTX_RBP (40 + 8 * 10)
+#define STP_SIGCTX_RSP (40 + 8 * 15)
+#define STP_SIGCTX_RIP (40 + 8 * 16)
+
+/* Binary search over `nr` rows for the last row whose pc <= rel. ROW_PC(i) yields row i's pc
+ * (a map lookup in BPF, an array read natively). 24 steps cover 16M rows. Returns the index, or
+ * -1 when rel is below the first row. */
+#define STP_CFI_SEARCH(result, nr, rel, ROW_PC)                         \
+  do {                                                                  \
+    int64_t lo__ = 0, hi__ = (int64_t)(nr) - 1, ans__ = -1;             \
+    for (int it__ = 0; it__ < 24; it__++) {                             \
+      if (lo__ > hi__)                                                  \
+        break;                                                          \
+      int64_t mid__ = lo__ + ((hi__ - lo__) >> 1);                      \
+      uint64_t pc__ = (ROW_PC(mid__));                                  \
+      if (pc__ <= (rel)) {                                              \
+        ans__ = mid__;                                                  \
+        lo__ = mid__ + 1;                                               \
+      } else {                                                          \
+        hi__ = mid__ - 1;                                               \
+      }                                                                 \
+    }                                                                   \
+    (result) = ans__;                                                   \
+  } while (0)
+
+/* One step with the row found for the current frame. 1: `r` now holds the caller's registers;
+ * 0: stop, *stop says why. */
+STP_UNWIND_INLINE int stp_cfi_step(const struct stp_cfi_row *row, struct stp_uregs *r,
+                                   uint32_t *stop)
+{
+  uint64_t cfa = 0, ra = 0, fp = r->fp;
+
+  switch (row->cfa_kind) {
+  case STP_CFA_SP:
+    cfa = r->sp + row->cfa_off;
+    break;
+  case STP_CFA_FP:
+    if (!r->fp_valid) {
+      *stop = STP_STOP_UNTRUSTED;
+      return 0;
+    }
+    cfa = r->fp + row->cfa_off;
+    break;
+  case STP_CFA_PLT:
+    cfa = r->sp + 8 + ((r->pc & 15) >= (uint64_t)row->cfa_off ? 8 : 0);
+    break;
+  case STP_CFA_DEREF:
+    if (STP_UNWIND_READ(&cfa, 8, r->sp + row->cfa_off)) {
+      *stop = STP_STOP_READ_FAULT;
+      return 0;
+    }
+    break;
+  case STP_CFA_SIGNAL: {
+    uint64_t sp = 0, pc = 0;
+    if (STP_UNWIND_READ(&sp, 8, r->sp + STP_SIGCTX_RSP) ||
+        STP_UNWIND_READ(&pc, 8, r->sp + STP_SIGCTX_RIP) ||
+        STP_UNWIND_READ(&fp, 8, r->sp + STP_SIGCTX_RBP)) {
+      *stop = STP_STOP_READ_FAULT;
+      return 0;
+    }
+    if (sp <= r->sp || sp > r->sp0 + STP_STACK_SPAN) {
+      *stop = STP_STOP_BAD_FRAME;
+      return 0;
+    }
+    r->pc = pc;
+    r->sp = sp;
+    r->fp = fp;
+    r->fp_valid = 1;
+    r->exact_pc = 1;  /* the interrupted instruction, not a return address */
+    return 1;
+  }
+  case STP_CFA_STOP:
+    *stop = STP_STOP_END;
+    return 0;
+  default:
+    *stop = STP_STOP_INVALID_ROW;
+    return 0;
+  }
+
+  /* The caller's frame lies above this one: a CFA at or below sp is a bad rule or a loop. */
+  if (cfa <= r->sp || cfa > r->sp0 + STP_STACK_SPAN) {
+    *stop = STP_STOP_BAD_FRAME;
+    return 0;
+  }
+  if (STP_UNWIND_READ(&ra, 8, cfa - 8)) {
+    *stop = STP_STOP_READ_FAULT;
+    return 0;
+  }
+  if (row->fp_kind == STP_FP_CFA_OFF) {
+    if (STP_UNWIND_READ(&fp, 8, cfa + row->fp_off)) {
+      *stop = STP_STOP_READ_FAULT;
+      return 0;
+    }
+    r->fp_valid = 1;
+  } else if (row->fp_kind == STP_FP_UNDEFINED) {
+    r->fp_valid = 0;
+  }
+  if (ra == 0) {
+    *stop = STP_STOP_END;
+    return 0;
+  }
+  r->pc = ra;
+  r->sp = cfa;
+  r->fp = fp;
+  r->exact_pc = 0;
+  return 1;
+}
+
+/* A walk in progress (lives in the probe context: BPF's 512-byte stack cannot hold the pcs). */
+struct stp_uwalk {
+  struct stp_uregs regs;       /* the frame being unwound */
+  uint64_t hash;               /* FNV-1a over tgid and pcs: the deferred token */
+  uint32_t n;                  /* pcs[0..n) */
+  uint32_t exact;              /* pcs[0..exact) are exact */
+  uint32_t stop;               /* enum stp_unwind_stop */
+  uint32_t inexact;            /* a frame-pointer step happened: the rest is inexact */
+  uint32_t fp_frames;          /* frames found by frame-pointer fallback */
+  uint32_t tgid;               /* whose mappings (stp_vmas) resolve the pcs */
+  uint64_t pcs[MAXBACKTRACE];
+};
+
+#endif /* STP_CFI_STEP_H */
