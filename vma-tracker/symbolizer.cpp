@@ -232,8 +232,11 @@ std::unique_ptr<ElfFile> Symbolizer::Impl::load(const std::string& name, const s
     if (la != lb) return la > lb;
     return a.index < b.index;
   });
+  // Names without their symbol version ("__libc_start_main@@GLIBC_2.34" -> "__libc_start_main"):
+  // SystemTap and perf print the bare name.
   for (const Cand& c : cands)
-    if (f->syms_.empty() || f->syms_.back().start != c.start) f->syms_.push_back({c.start, c.size, c.name});
+    if (f->syms_.empty() || f->syms_.back().start != c.start)
+      f->syms_.push_back({c.start, c.size, std::string(c.name, std::strcspn(c.name, "@"))});
 
   // Where they came from. libdwfl does not say directly: tell by which Elf the symbols belong
   // to. Only foreign symbols means a debug file's .symtab replaced the main file's tables; main

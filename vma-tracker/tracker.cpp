@@ -51,6 +51,7 @@ Mapping mapping_from(const SidebandRecord& r) {
 }  // namespace
 
 struct Tracker::Impl {
+  std::function<void(const Mapping&)> new_mapping_fn;
   struct Proc {
     ProcessHistory history;
     ExeId exe;
@@ -88,7 +89,9 @@ struct Tracker::Impl {
     return id_for(m.dev, m.ino, path);
   }
   uint32_t id_for(uint64_t dev, uint64_t ino, const std::string& path) {
-    auto [it, added] = file_ids.try_emplace({dev, ino, path}, 0);
+    // One file, one id, whatever name reached it (/lib/... and /usr/lib/... on a merged-/usr
+    // system, a -d path and the mapped path): the inode decides when there is one.
+    auto [it, added] = file_ids.try_emplace({dev, ino, ino ? std::string() : path}, 0);
     if (added) it->second = static_cast<uint32_t>(file_ids.size());
     return it->second;
   }
@@ -203,6 +206,7 @@ bool Tracker::snapshot_pid(int pid) {
     m.file_id = d.file_id(m);
     m.since_ns = 0;
     m.until_ns = UINT64_MAX;
+    if (d.new_mapping_fn && m.file_id && d.target(tgid)) d.new_mapping_fn(m);
     p.history.add_if_free(m);
   }
   if (!p.exe.known) p.exe = TaskFinder::exe_of(tgid);
@@ -263,6 +267,18 @@ void Tracker::mirror_to(int map_fd) {
   d.flush_mirror();
 }
 
+uint32_t Tracker::file_id_for(const std::string& path, uint64_t dev, uint64_t ino) {
+  Mapping m;
+  m.path = path;
+  m.dev = dev;
+  m.ino = ino;
+  return impl_->file_id(m);
+}
+
+void Tracker::set_new_mapping_fn(std::function<void(const Mapping&)> fn) {
+  impl_->new_mapping_fn = std::move(fn);
+}
+
 void Tracker::set_bias_fn(std::function<uint64_t(const Mapping&)> fn) {
   impl_->mirror.set_bias_fn(std::move(fn));
 }
@@ -285,6 +301,7 @@ void Tracker::on_mmap(int pid, const Mapping& m, uint64_t t_ns) {
     p.awaiting_exe = false;
   }
   p.exited = false;
+  if (d.new_mapping_fn && x.file_id && (x.prot & PROT_EXEC) && d.target(tgid)) d.new_mapping_fn(x);
   p.history.map(std::move(x), t_ns);
   d.touched(tgid);
 }

@@ -94,6 +94,14 @@ class Tracker {
   // where a segment's vaddr - offset equals the first segment's.
   void set_bias_fn(std::function<uint64_t(const Mapping&)> fn);
 
+  // The file id a mapping of (path, dev, ino) gets — the number the mirror writes — for unwind
+  // tables loaded before the file is mapped (-d, --ldd).
+  uint32_t file_id_for(const std::string& path, uint64_t dev, uint64_t ino);
+  // Called for each executable file mapping of a target process as it is recorded (also from
+  // /proc snapshots), so unwind tables of dlopen'd or exec'd files get loaded. The callback must
+  // not call back into the Tracker.
+  void set_new_mapping_fn(std::function<void(const Mapping&)> fn);
+
   const TrackerStats& stats() const { return stats_; }
 
   // For tests: feed records without perf (what drain() does per record).

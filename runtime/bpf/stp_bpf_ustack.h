@@ -50,6 +50,13 @@ struct {
   __type(value, struct stp_cfi_file);
 } stp_cfi_files SEC(".maps");
 
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, STP_CFI_FILES);
+  __type(key, struct stp_cfi_inode);
+  __type(value, uint32_t);
+} stp_cfi_inodes SEC(".maps");
+
 /* bpf_loop's ctx must point to the stack: it carries the context pointer. */
 struct stp__uwalk_ctx {
   struct stp_common *k;
@@ -122,23 +129,79 @@ static long stp__rowsearch_cb(uint32_t i, void *ctx)
   return 0;
 }
 
+/* The kernel's own view of the mapping at pc (bpf_find_vma), for pcs the mirror lacks. */
+struct stp__kvma {
+  uint64_t start, pgoff, ino;
+  uint32_t dev, vdso, found, pad;
+};
+
+static long stp__kvma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+  struct stp__kvma *d = data;
+  struct file *file = BPF_CORE_READ(vma, vm_file);
+  d->start = BPF_CORE_READ(vma, vm_start);
+  d->pgoff = BPF_CORE_READ(vma, vm_pgoff);
+  if (file) {
+    d->ino = BPF_CORE_READ(file, f_inode, i_ino);
+    d->dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
+    d->found = 1;
+  } else if ((uint64_t)BPF_CORE_READ(task, mm, context.vdso) == d->start) {
+    d->vdso = 1;
+    d->found = 1;
+  }
+  return 0;
+}
+
+/* File id and load bias of pc: the VMA mirror first, else the kernel's VMA and the inode map. */
+static __always_inline int stp__pc_file(struct stp_proc_vmas *vm, uint64_t pc, uint32_t *file_id,
+                                        uint64_t *bias, struct stp_cfi_file **fp)
+{
+  struct stp_vma_entry *e = stp__vma_find(vm, pc);
+  struct stp_cfi_file *f;
+  uint32_t key;
+  if (e) {
+    key = e->file_id;
+    f = bpf_map_lookup_elem(&stp_cfi_files, &key);
+    if (!f)
+      return 0;
+    *file_id = key;
+    *bias = e->bias;
+    *fp = f;
+    return 1;
+  }
+  struct stp__kvma kv = {};
+  if (bpf_find_vma(bpf_get_current_task_btf(), pc, stp__kvma_cb, &kv, 0) != 0 || !kv.found)
+    return 0;
+  if (kv.vdso) {
+    key = stp_config.vdso_file_id;
+  } else {
+    struct stp_cfi_inode ik = { kv.ino, kv.dev, 0 };
+    uint32_t *id = bpf_map_lookup_elem(&stp_cfi_inodes, &ik);
+    if (!id)
+      return 0;
+    key = *id;
+  }
+  f = bpf_map_lookup_elem(&stp_cfi_files, &key);
+  if (!f)
+    return 0;
+  *file_id = key;
+  *bias = kv.start - (kv.pgoff << 12) - (uint64_t)f->delta;
+  *fp = f;
+  return 1;
+}
+
 /* The row for the current frame, or 0 when the pc has no table (no file, no FDE). */
 static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm,
                                                         struct stp_uregs *r)
 {
-  struct stp_vma_entry *e = stp__vma_find(vm, r->pc);
-  struct stp_cfi_file *f;
+  struct stp_cfi_file *f = 0;
   struct stp_cfi_row *row;
-  uint64_t rel;
+  uint64_t rel, bias = 0;
   int64_t idx;
-  uint32_t key, first;
-  if (!e)
+  uint32_t key, first, file_id = 0;
+  if (!stp__pc_file(vm, r->pc, &file_id, &bias, &f) || !f)
     return 0;
-  key = e->file_id;
-  f = bpf_map_lookup_elem(&stp_cfi_files, &key);
-  if (!f)
-    return 0;
-  rel = r->pc - e->bias - (r->exact_pc ? 0 : 1);  /* a return address may follow a last call */
+  rel = r->pc - bias - (r->exact_pc ? 0 : 1);  /* a return address may follow a last call */
   if (rel < f->base)
     return 0;
   rel -= f->base;

@@ -119,7 +119,9 @@ struct stp_config {
   int64_t runtime_pid;          /* the ukstap process */
   int64_t runtime_uid;
   int64_t realtime_offset_ns;   /* CLOCK_REALTIME - CLOCK_BOOTTIME, measured at load */
-  uint64_t reserved[4];
+  uint32_t vdso_file_id;        /* the VMA tracker's file id of the [vdso] (unwind tables) */
+  uint32_t pad0;
+  uint64_t reserved[3];
 };
 
 /* Probe strings for pp()/pn()/probefunc(): `const volatile struct stp_probe_strings

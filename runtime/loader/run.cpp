@@ -38,6 +38,7 @@
 #include "loader/native_abi.h"
 #include "loader/output.h"
 #include "loader/target.h"
+#include "loader/unwind_tables.h"
 #include "loader/ustack_output.h"
 #include "loader/util.h"
 #include "probes/tracefs.h"
@@ -192,6 +193,7 @@ class Runner {
   std::unique_ptr<vma::Tracker> tracker_;       // only for scripts using user stacks/symbols
   std::unique_ptr<sym::Symbolizer> symbolizer_;
   std::unique_ptr<loader::UserStacks> ustacks_;
+  std::unique_ptr<loader::UnwindTables> tables_;
   loader::Output out_;
   loader::TargetCommand target_;
   pid_t target_pid_ = 0;
@@ -249,12 +251,17 @@ bool Runner::load_bpf() {
          (s_.opts.verbose ? "\n" + g_libbpf_log : ""));
     return false;
   }
+  if (tables_) {  // the row pool holds the preloaded tables plus room for later ones
+    if (struct bpf_map* rows = bpf_object__find_map_by_name(obj_, "stp_cfi_rows"))
+      bpf_map__set_max_entries(rows, tables_->pool_rows());
+  }
   // Read-only configuration (common/stp_records.h): stp_config and the probe strings table.
   config_.nr_cpus = libbpf_num_possible_cpus();
   config_.config_hz = (uint32_t)kernel_hz_known();
   config_.target_pid = target_pid_;
   config_.runtime_pid = ::getpid();
   config_.runtime_uid = ::getuid();
+  config_.vdso_file_id = tracker_ ? tracker_->file_id_for("[vdso]", 0, 0) : 0;
   {
     struct timespec rt, bt;
     ::clock_gettime(CLOCK_REALTIME, &rt);
@@ -392,6 +399,7 @@ bool Runner::open_native() {
     config_.target_pid = target_pid_;
     config_.runtime_pid = ::getpid();
     config_.runtime_uid = ::getuid();
+  config_.vdso_file_id = tracker_ ? tracker_->file_id_for("[vdso]", 0, 0) : 0;
   }
   api_.configure(&config_);
   if (obj_) {
@@ -642,6 +650,38 @@ bool Runner::start_tracker() {
   // sets DEBUGINFOD_URLS in /etc/profile.d) and block the output on the network.
   if (!std::getenv("UKSTAP_DEBUGINFOD")) ::unsetenv("DEBUGINFOD_URLS");
   symbolizer_ = std::make_unique<sym::Symbolizer>();
+  // Load biases in the kernel's mirror come from the ELF program headers, as the symbolizer's.
+  tracker_->set_bias_fn([this](const vma::Mapping& m) -> uint64_t {
+    const sym::ElfFile* f = m.path == "[vdso]" ? symbolizer_->vdso() : symbolizer_->file(m.path, m.dev, m.ino);
+    return f ? f->bias_for(m.start, m.pgoff) : m.start - m.pgoff;
+  });
+  // Unwind tables (issue 5): -d files, --ldd dependencies, the vDSO, the -c and process()
+  // binaries before load; files targets map later as the tracker reports them.
+  // UKSTAP_NO_UNWIND_TABLES=1: frame pointers only (tests of the fallback, benchmarks).
+  const char* no_tables = std::getenv("UKSTAP_NO_UNWIND_TABLES");
+  if (!no_tables || std::string(no_tables) != "1") {
+    tables_ = std::make_unique<loader::UnwindTables>(*tracker_, *symbolizer_, s_.opts.verbose);
+    tracker_->set_new_mapping_fn([this](const vma::Mapping& m) { tables_->on_mapping(m); });
+    // -d files (and with --ldd their libraries); the -c program and process() binaries always
+    // with their libraries: they are certain to run, and their first events come before the
+    // tracker could report their mappings.
+    std::vector<std::string> files = s_.opts.d_objects, own;
+    if (!target_.path().empty()) own.push_back(target_.path());
+    for (auto& p : m_.probes) {
+      auto it = p.params.find("path");
+      if ((p.family == "process" || p.family == "uprobe") && it != p.params.end()) own.push_back(it->second);
+    }
+    std::vector<std::string> deps;
+    for (const std::string& f : s_.opts.ldd ? files : std::vector<std::string>{})
+      for (const std::string& d : loader::UnwindTables::ldd(f)) deps.push_back(d);
+    for (const std::string& f : own) {
+      files.push_back(f);
+      for (const std::string& d : loader::UnwindTables::ldd(f)) deps.push_back(d);
+    }
+    files.insert(files.end(), deps.begin(), deps.end());
+    files.push_back("[vdso]");
+    tables_->preload(files);
+  }
   ustacks_ = std::make_unique<loader::UserStacks>(*tracker_, *symbolizer_);
   ustacks_->set_target(target_pid_);
   std::vector<std::string> pps;
@@ -670,6 +710,11 @@ void Runner::report_user_stacks() {
     any = true;
   }
   d << (any ? "\n" : " none\n");
+  if (session_->ustack_fp_frames)
+    d << "User stacks: " << session_->ustack_fp_frames
+      << " frames found by frame pointers (no unwind table for their code: marked inexact)\n";
+  if (tables_)
+    for (const std::string& w : tables_->warnings) d << "WARNING: " << w << "\n";
   const auto& st = tracker_->stats();
   d << "VMA tracker: " << st.mmap_records << " mmap, " << st.fork_records << " fork, "
     << st.exec_records << " exec, " << st.exit_records << " exit records, " << st.lost_records
@@ -739,7 +784,15 @@ int Runner::run() {
   if (m_.uses_user_stacks && !start_tracker()) return 1;
   if (!s_.bpf_object_path.empty()) {
     if (!load_bpf()) return 1;
-    // The in-kernel unwinder's view of the targets' executable mappings (common/stp_vma.h).
+    // The in-kernel unwinder's tables and view of the targets' executable mappings.
+    if (tables_) {
+      std::string twhy;
+      if (!tables_->attach(obj_, twhy)) tables_->warnings.push_back(twhy);
+      for (const std::string& w : tables_->warnings) s_.diag.stream() << "WARNING: " << w << "\n";
+      tables_->warnings.clear();
+      if (s_.opts.verbose > 0)
+        for (const std::string& l : tables_->report()) s_.diag.stream() << "Pass 5: " << l << "\n";
+    }
     if (tracker_) {
       if (struct bpf_map* vm = bpf_object__find_map_by_name(obj_, "stp_vmas"))
         tracker_->mirror_to(bpf_map__fd(vm));

@@ -39,10 +39,13 @@ bool needs_shell(const std::string& cmd) {
 
 namespace {
 
-bool find_program(const std::string& name) {
-  auto executable = [](const std::string& p) {
+// execvp's search; `found` gets the file it would run.
+bool find_program(const std::string& name, std::string& found) {
+  auto executable = [&](const std::string& p) {
     struct stat st;
-    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+    bool ok = ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+    if (ok) found = p;
+    return ok;
   };
   if (name.find('/') != std::string::npos) return executable(name);
   const char* path = std::getenv("PATH");
@@ -84,7 +87,7 @@ bool TargetCommand::prepare(const std::string& cmd, std::string& why) {
     why = "the -c command is empty";
     return false;
   }
-  if (!find_program(argv_[0])) {
+  if (!find_program(argv_[0], path_)) {
     why = "cannot run the -c command '" + argv_[0] + "': " +
           (argv_[0].find('/') != std::string::npos ? std::strerror(errno ? errno : ENOENT) : "command not found");
     return false;

@@ -20,6 +20,8 @@ class TargetCommand {
   void release();
   void abandon();
   pid_t pid() const { return pid_; }
+  // The program file the child will exec ("" for `sh -c CMD`: the shell is not the target).
+  const std::string& path() const { return path_; }
   // Reaps the child if it has exited (WNOHANG). True once it is gone; status() is its waitpid status.
   bool reap();
   bool exited() const { return exited_; }
@@ -29,6 +31,7 @@ class TargetCommand {
 
  private:
   std::vector<std::string> argv_;
+  std::string path_;
   pid_t pid_ = 0;
   int park_fd_ = -1;  // write end: one byte releases the child
   bool exited_ = false;

@@ -44,6 +44,9 @@ enum stp_cfi_invalid {
   STP_INV_FP_RULE = 4,     /* fp saved in another register or by an expression */
   STP_INV_OFFSET = 5,      /* an offset does not fit int16 */
   STP_INV_NO_CFA = 6,      /* libdw could not give a CFA */
+  STP_INV_SIGNAL = 7,      /* a signal frame ('S') whose rules are not the x86_64 kernel's
+                              rt_sigframe layout the SIGNAL stepper assumes (rsp at sp+160,
+                              rip at sp+168, rbp at sp+120) */
 };
 
 struct stp_cfi_row {
@@ -66,6 +69,18 @@ struct stp_cfi_file {
   uint64_t base;    /* file vaddr of row pc 0 */
   uint32_t first;   /* index of the file's first row in stp_cfi_rows */
   uint32_t nr;      /* rows */
+  int64_t delta;    /* p_vaddr - p_offset of the executable PT_LOAD: file vaddr of a pc in a
+                       mapping = pc - vm_start + vm_pgoff * 4096 + delta */
+};
+
+/* Hash "stp_cfi_inodes": which file id a file has, by its inode, for pcs the VMA mirror does
+ * not cover yet (a process that exec'd or dlopen'd a moment ago: the mirror is written by user
+ * space after it reads the side-band records, the kernel walk may come first). dev is the
+ * kernel's encoding (major << 20 | minor). */
+struct stp_cfi_inode {
+  uint64_t ino;
+  uint32_t dev;
+  uint32_t pad;
 };
 
 #ifndef STP_CFI_FILES

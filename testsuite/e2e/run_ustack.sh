@@ -10,6 +10,9 @@
 NL=$'\n'
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
+# This file tests the frame-pointer walk (the fallback for code without unwind tables) and the
+# symbolizer; run_dwarf.sh tests the DWARF walk.
+export UKSTAP_NO_UNWIND_TABLES=1
 CHECK="python3 $UKSTAP_TOP_SRCDIR/testsuite/e2e/ustack_check.py"
 PROGS="$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs"
 

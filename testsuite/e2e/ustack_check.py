@@ -10,6 +10,7 @@ usage: ustack_check.py chain UKSTAP_OUT PROG_OUT BINARY FIRST_FUNC OUTER_FUNC
          (BINARY is the file of the program's "map:" line; frames 0 and up to OUTER_FUNC's caller)
        ustack_check.py stripped UKSTAP_OUT PROG_OUT UNSTRIPPED_TWIN FIRST_FUNC OUTER_FUNC
          (as chain; functions without a symbol must be sub_<their start in the twin>)
+       ustack_check.py exact UKSTAP_OUT PROG_OUT   (DWARF walk: all frames = libunwind's, none inexact)
        ustack_check.py symbols UKSTAP_OUT     (every frame of every stack has a symbol, and the
                                                symbol+offset agrees with readelf's table)
 Prints one line per problem; exit status 0 when there is none.
@@ -126,8 +127,8 @@ def check_chain(ukstap_out, prog_out, binary, first_func, outer_func, stripped=F
     for i in range(1, last + 1):
         if fr[i]["pc"] != truth[i + 1]:
             problems.append("frame %d: ukstap 0x%x, libunwind 0x%x" % (i, fr[i]["pc"], truth[i + 1]))
-    if last < outer + 1:
-        problems.append("the stack stops at frame %d, before OUTER_FUNC's caller" % last)
+    if last < outer:
+        problems.append("the stack stops at frame %d, before OUTER_FUNC" % last)
     # Symbols of the frames in BINARY against readelf.
     seen = 0
     for i, f in enumerate(fr[:outer + 1]):
@@ -148,6 +149,26 @@ def check_chain(ukstap_out, prog_out, binary, first_func, outer_func, stripped=F
     return problems
 
 
+def check_exact(ukstap_out, prog_out):
+    """Every frame exact and equal to libunwind's, through the outermost (_start)."""
+    problems = []
+    prog = open(prog_out).read()
+    truth = [int(x, 16) for x in re.search(r"^truth: (.*)$", prog, re.M).group(1).split()]
+    st = stacks(open(ukstap_out).read())
+    if len(st) != 1:
+        return ["expected one stack, got %d" % len(st)]
+    fr = st[0]
+    got = [f["pc"] for f in fr[1:]]
+    if got != truth[2:]:
+        problems.append("frames 1..: ukstap %s, libunwind %s" % ([hex(x) for x in got], [hex(x) for x in truth[2:]]))
+    for i, f in enumerate(fr):
+        if f["inexact"]:
+            problems.append("frame %d is inexact" % i)
+        if f["name"] is None:
+            problems.append("frame %d has no symbol" % i)
+    return problems
+
+
 def check_symbols(ukstap_out):
     problems = []
     for s, fr in enumerate(stacks(open(ukstap_out).read())):
@@ -163,6 +184,8 @@ def main():
         problems = check_chain(*sys.argv[2:])
     elif cmd == "stripped":
         problems = check_chain(*sys.argv[2:], stripped=True)
+    elif cmd == "exact":
+        problems = check_exact(*sys.argv[2:])
     elif cmd == "symbols":
         problems = check_symbols(sys.argv[2])
     else:

@@ -143,6 +143,9 @@ int main(int argc, char **argv)
     if (!entry)
       return 1;
     print_map_of((void *)entry);
+    /* ukstap loads a dlopen'd library's unwind table when its tracker reads the mapping (it
+     * polls every 20 ms): give it that time before the first event in the library. */
+    usleep(300000);
     return entry(print_truth) > 0 ? 0 : 1;
   }
   if (!strcmp(mode, "remap") && argc > 3)

@@ -1,0 +1,281 @@
+// Unwind tables into the BPF module (see unwind_tables.h).
+#include "loader/unwind_tables.h"
+
+#include <fcntl.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/sysmacros.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "unwind/stp_cfi.h"
+#include "vma-tracker/symbolizer.h"
+#include "vma-tracker/table_compiler.h"
+#include "vma-tracker/tracker.h"
+
+namespace ukstap::loader {
+
+struct UnwindTables::Entry {
+  std::string path;
+  uint32_t file_id = 0;
+  uint64_t dev = 0, ino = 0;  // user-space st_dev encoding
+  int64_t delta = 0;          // p_vaddr - p_offset of the executable PT_LOAD
+  unwind::CfiTable table;
+  uint32_t first = 0;
+  bool written = false;
+};
+
+namespace {
+
+// Headroom for files mapped after load (dlopen, exec): 512K rows = 6 MiB.
+constexpr uint32_t kHeadroomRows = 512 * 1024;
+constexpr size_t kRowStride = (sizeof(stp_cfi_row) + 7) & ~size_t(7);
+
+// This kernel's vDSO as a file (the same image in every 64-bit process), for the compiler.
+std::string vdso_file() {
+  static std::string path;
+  if (!path.empty()) return path;
+  unsigned long base = getauxval(AT_SYSINFO_EHDR);
+  if (!base) return "";
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  size_t len = 0;
+  while (std::getline(maps, line)) {
+    if (line.find("[vdso]") == std::string::npos) continue;
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2 && lo == base) len = hi - lo;
+  }
+  if (!len) return "";
+  char tmpl[] = "/tmp/ukstap-vdso.XXXXXX";
+  int fd = ::mkstemp(tmpl);
+  if (fd < 0) return "";
+  bool ok = ::write(fd, reinterpret_cast<const void*>(base), len) == (ssize_t)len;
+  ::close(fd);
+  if (!ok) return "";
+  path = tmpl;
+  return path;
+}
+
+// p_vaddr - p_offset of the file's executable PT_LOAD (0 when unknown: the usual layout).
+int64_t exec_segment_delta(const std::string& path) {
+  int64_t delta = 0;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  elf_version(EV_CURRENT);
+  if (Elf* elf = elf_begin(fd, ELF_C_READ, nullptr)) {
+    size_t n = 0;
+    if (elf_getphdrnum(elf, &n) == 0)
+      for (size_t i = 0; i < n; ++i) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+          delta = (int64_t)(ph.p_vaddr - ph.p_offset);
+          break;
+        }
+      }
+    elf_end(elf);
+  }
+  ::close(fd);
+  return delta;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+UnwindTables::UnwindTables(vma::Tracker& tracker, sym::Symbolizer& symbolizer, int verbose)
+    : tracker_(tracker), sym_(symbolizer), verbose_(verbose) {}
+
+UnwindTables::~UnwindTables() {
+  if (pool_) ::munmap(pool_, pool_len_);
+  std::string v = vdso_file();
+  if (!v.empty()) ::unlink(v.c_str());
+}
+
+std::vector<std::string> UnwindTables::ldd(const std::string& path) {
+  // What ldd does: ask the dynamic loader to list the objects without running the program.
+  std::vector<std::string> out;
+  int pipefd[2];
+  if (::pipe2(pipefd, O_CLOEXEC) != 0) return out;
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(pipefd[1], 1);
+    int devnull = ::open("/dev/null", O_WRONLY);
+    if (devnull >= 0) ::dup2(devnull, 2);
+    for (const char* ld : {"/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1"})
+      ::execl(ld, ld, "--list", path.c_str(), (char*)nullptr);
+    ::_exit(127);
+  }
+  ::close(pipefd[1]);
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0) text.append(buf, n);
+  ::close(pipefd[0]);
+  int st;
+  ::waitpid(pid, &st, 0);
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    // "\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)" or "\t/lib64/ld-linux... (0x...)"
+    size_t arrow = line.find("=> ");
+    std::string p = arrow != std::string::npos ? line.substr(arrow + 3) : line;
+    size_t b = p.find_first_not_of(" \t");
+    if (b == std::string::npos) continue;
+    p = p.substr(b);
+    size_t paren = p.find(" (");
+    if (paren != std::string::npos) p.resize(paren);
+    if (!p.empty() && p[0] == '/') out.push_back(p);
+  }
+  return out;
+}
+
+size_t UnwindTables::preload(const std::vector<std::string>& paths) {
+  for (const std::string& p : paths) {
+    std::string path = p == "[vdso]" ? vdso_file() : p;
+    struct stat st;
+    if (path.empty() || ::stat(path.c_str(), &st) != 0) {
+      warnings.push_back("missing unwind/symbol data for module '" + p + "'");
+      continue;
+    }
+    uint32_t id = p == "[vdso]" ? tracker_.file_id_for("[vdso]", 0, 0)
+                                : tracker_.file_id_for(p, st.st_dev, st.st_ino);
+    if (files_.count(id)) continue;
+    if (load_file(path, st.st_dev, st.st_ino, id)) {
+      files_[id]->path = p;
+      preload_rows_ += files_[id]->table.rows.size();
+    }
+  }
+  return preload_rows_;
+}
+
+uint32_t UnwindTables::pool_rows() const {
+  size_t n = kHeadroomRows;
+  for (auto& [id, e] : files_) n += e->table.rows.size();
+  return n > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)n;
+}
+
+bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino, uint32_t file_id) {
+  auto e = std::make_unique<Entry>();
+  e->path = path;
+  e->file_id = file_id;
+  e->dev = dev;
+  e->ino = ino;
+  e->delta = exec_segment_delta(path);
+  std::string why;
+  auto t0 = std::chrono::steady_clock::now();
+  bool ok = unwind::compile_cfi(path, e->table, why);
+  compile_ms_ += ms_since(t0);
+  if (!ok || e->table.rows.empty()) {
+    failed_.insert(file_id);
+    if (verbose_ > 0)
+      warnings.push_back("no unwind table for " + path + (why.empty() ? "" : ": " + why));
+    return false;
+  }
+  files_[file_id] = std::move(e);
+  return true;
+}
+
+bool UnwindTables::write(Entry& e) {
+  if (e.written) return true;
+  size_t n = e.table.rows.size();
+  if (!pool_) return false;  // before load: attach() writes it
+  if (used_ + n > capacity_) {
+    if (!pool_full_warned_)
+      warnings.push_back("unwind table pool full (" + std::to_string(capacity_) +
+                         " rows): " + e.path + " and later files unwind by frame pointers only");
+    pool_full_warned_ = true;
+    return false;
+  }
+  // A BPF array stores each value at an 8-byte-aligned stride (12-byte rows sit 16 bytes apart).
+  char* dst = static_cast<char*>(pool_) + (size_t)used_ * kRowStride;
+  for (size_t i = 0; i < n; ++i) std::memcpy(dst + i * kRowStride, &e.table.rows[i], sizeof(stp_cfi_row));
+  struct stp_cfi_file f{};
+  f.base = e.table.base;
+  f.first = used_;
+  f.nr = (uint32_t)n;
+  f.delta = e.delta;
+  if (bpf_map_update_elem(files_fd_, &e.file_id, &f, BPF_ANY) != 0) {
+    warnings.push_back("cannot register the unwind table of " + e.path + ": " + std::strerror(errno));
+    return false;
+  }
+  if (e.ino && inodes_fd_ >= 0) {  // the kernel's dev_t: major << 20 | minor
+    struct stp_cfi_inode k{};
+    k.ino = e.ino;
+    k.dev = (uint32_t)((major(e.dev) << 20) | minor(e.dev));
+    bpf_map_update_elem(inodes_fd_, &k, &e.file_id, BPF_ANY);
+  }
+  e.first = used_;
+  used_ += (uint32_t)n;
+  e.written = true;
+  return true;
+}
+
+bool UnwindTables::attach(struct bpf_object* obj, std::string& why) {
+  struct bpf_map* rows = bpf_object__find_map_by_name(obj, "stp_cfi_rows");
+  struct bpf_map* files = bpf_object__find_map_by_name(obj, "stp_cfi_files");
+  if (!rows || !files) {
+    why = "the module has no unwind-table maps";
+    return false;
+  }
+  capacity_ = bpf_map__max_entries(rows);
+  pool_len_ = (size_t)capacity_ * kRowStride;
+  pool_len_ = (pool_len_ + 4095) & ~size_t(4095);
+  pool_ = ::mmap(nullptr, pool_len_, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(rows), 0);
+  if (pool_ == MAP_FAILED) {
+    pool_ = nullptr;
+    why = std::string("cannot map the unwind-table pool: ") + std::strerror(errno);
+    return false;
+  }
+  files_fd_ = bpf_map__fd(files);
+  if (struct bpf_map* inodes = bpf_object__find_map_by_name(obj, "stp_cfi_inodes"))
+    inodes_fd_ = bpf_map__fd(inodes);
+  for (auto& [id, e] : files_) write(*e);
+  return true;
+}
+
+void UnwindTables::on_mapping(const vma::Mapping& m) {
+  if (!m.file_id || files_.count(m.file_id) || failed_.count(m.file_id)) return;
+  std::string path = m.path == "[vdso]" ? vdso_file() : m.path;
+  if (path.empty() || path[0] != '/') {
+    failed_.insert(m.file_id);
+    return;
+  }
+  if (load_file(path, m.dev, m.ino, m.file_id)) {
+    files_[m.file_id]->path = m.path;
+    write(*files_[m.file_id]);
+  }
+}
+
+std::vector<std::string> UnwindTables::report() const {
+  std::vector<std::string> out;
+  size_t rows = 0;
+  for (auto& [id, e] : files_) {
+    rows += e->table.rows.size();
+    out.push_back(unwind::coverage_line(e->path, e->table) + (e->written ? "" : " (not loaded)"));
+  }
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "unwind tables: %zu files, %zu rows (%zu KiB of a %u-row pool), compiled in %.1f ms",
+                files_.size(), rows, rows * kRowStride / 1024, capacity_, compile_ms_);
+  out.push_back(buf);
+  return out;
+}
+
+}  // namespace ukstap::loader

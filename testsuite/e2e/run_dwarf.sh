@@ -1,0 +1,59 @@
+#!/bin/bash
+# The in-kernel DWARF unwinder (issue 5) on code without frame pointers.
+#
+# Truth: the traced program's own libunwind backtrace (testsuite/e2e/progs/ustack_prog.c, built
+# -O2 -fomit-frame-pointer), readelf's symbols (ustack_check.py). Every frame must equal
+# libunwind's, through libc down to _start, with none marked inexact. Root only; under CI=true
+# not being root is a failure, never a skip.
+. "$(dirname "$0")/../e2e-lib.sh"
+t_require_root || { t_done; exit; }
+export XDG_CACHE_HOME="$T_TMP/cache"
+CHECK="python3 $UKSTAP_TOP_SRCDIR/testsuite/e2e/ustack_check.py"
+PROGS="$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs"
+
+runp() {  # runp NAME PROG_OUT CMD...: the traced program's stdout into PROG_OUT
+  local name=$1 out=$2; shift 2
+  "$@" > "$out" 2> "$out.err"
+  local rc=$?
+  t "$name" 0 '' '' -- bash -c "cat '$out.err' >&2; exit $rc"
+}
+
+P="$T_TMP/ustack_nofp" L="$T_TMP/libustack_nofp.so"
+if ! gcc -O2 -g -fomit-frame-pointer -o "$P" "$PROGS/ustack_prog.c" -lunwind -ldl -lpthread 2> "$T_TMP/gcc.err" ||
+   ! gcc -O2 -g -fomit-frame-pointer -fPIC -shared -o "$L" "$PROGS/ustack_lib.c" 2>> "$T_TMP/gcc.err"; then
+  echo "FAIL: cannot build the test programs"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
+fi
+GETPPID='probe syscall.getppid { if (pid() == target()) print_ubacktrace() }'
+
+runp "-O2 -fomit-frame-pointer chain: run" "$T_TMP/chain.prog" \
+  "$UKSTAP" -o "$T_TMP/chain.out" -d "$P" --ldd -e "$GETPPID" -c "$P chain"
+t "chain: every frame = libunwind's, through libc to _start, none inexact" 0 '' '' -- \
+  $CHECK exact "$T_TMP/chain.out" "$T_TMP/chain.prog"
+t "chain: symbols = readelf's" 0 '' '' -- \
+  $CHECK chain "$T_TMP/chain.out" "$T_TMP/chain.prog" "$P" chain_12 main
+
+runp "thread: run" "$T_TMP/thr.prog" "$UKSTAP" -o "$T_TMP/thr.out" -d "$P" --ldd -e "$GETPPID" -c "$P threads"
+t "thread: every frame = libunwind's, through start_thread and clone3" 0 '' '' -- \
+  $CHECK exact "$T_TMP/thr.out" "$T_TMP/thr.prog"
+
+# A library loaded with dlopen after the run started: its table is compiled when the tracker
+# sees the mapping.
+runp "dlopen: run" "$T_TMP/dl.prog" "$UKSTAP" -o "$T_TMP/dl.out" -d "$P" --ldd -e "$GETPPID" -c "$P dlopen $L"
+t "dlopen: every frame = libunwind's" 0 '' '' -- $CHECK exact "$T_TMP/dl.out" "$T_TMP/dl.prog"
+
+# Without -d: the tables come from the tracker (the -c binary and what it maps).
+runp "no -d: run" "$T_TMP/nod.prog" "$UKSTAP" -o "$T_TMP/nod.out" -e "$GETPPID" -c "$P chain"
+t "no -d: every frame = libunwind's" 0 '' '' -- $CHECK exact "$T_TMP/nod.out" "$T_TMP/nod.prog"
+
+# The line users type: Debian's stripped, frame-pointer-less ls.
+runp "ls: run" "$T_TMP/ls.prog" "$UKSTAP" -o "$T_TMP/ls.out" -d /bin/ls --ldd \
+  -e 'probe syscall.getdents { log(pn()); print_ubacktrace() }' -c /bin/ls
+t "ls: each stack starts at __getdents64 and ends at ls's _start" 0 '' '' -- bash -c "
+  n=\$(grep -c '^syscall.getdents\$' '$T_TMP/ls.out')
+  first=\$(grep -A1 '^syscall.getdents\$' '$T_TMP/ls.out' | grep -c ' : __getdents64+0x')
+  last=\$(awk '/^syscall/ {if (prev) print prev; prev=\"\"; next} {prev=\$0} END {print prev}' '$T_TMP/ls.out' | grep -c '/usr/bin/ls\]\$')
+  [ \"\$n\" -ge 1 ] && [ \"\$first\" = \"\$n\" ] && [ \"\$last\" = \"\$n\" ] || { echo \"n=\$n first=\$first last=\$last\"; cat '$T_TMP/ls.out'; exit 1; }"
+t "ls: readdir64 and __libc_start_main are on the way, no frame is inexact or unnamed" 0 '' '' -- bash -c "
+  grep -qE ' : _*readdir64\+0x' '$T_TMP/ls.out' && grep -q ' : __libc_start_main' '$T_TMP/ls.out' &&
+  ! grep -q 'inexact' '$T_TMP/ls.out' && $CHECK symbols '$T_TMP/ls.out'"
+t_done

@@ -1,0 +1,385 @@
+// The unwind-table compiler (see table_compiler.h).
+//
+// libdw hands out each CFI row as DWARF expressions; what it produces for x86_64 (elfutils
+// 0.188, checked against libc, bash and gcc output):
+//   CFA  def_cfa reg,off         -> { DW_OP_bregx reg off }          (one op, even for rsp)
+//        def_cfa_expression      -> the expression's own ops (DW_OP_breg7 off; DW_OP_deref ...)
+//   reg  offset(N)               -> { DW_OP_call_frame_cfa [, DW_OP_plus_uconst N] } (N signed;
+//                                   the plus is omitted when N == 0), in the caller's ops_mem
+//        val_offset(N)           -> the same plus DW_OP_stack_value
+//        undefined               -> *nops == 0, *ops == ops_mem
+//        same_value              -> *nops == 0, *ops == nullptr (also rbp/rbx... never mentioned:
+//                                   libdw's x86_64 ABI rules make callee-saved regs same_value)
+//        expression E            -> { DW_OP_call_frame_cfa, E... } (an internal array)
+#include "vma-tracker/table_compiler.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "vma-tracker/fde_ranges.h"
+
+namespace ukstap::unwind {
+
+namespace {
+
+constexpr int kFp = 6, kSp = 7, kRa = 16;  // x86_64 DWARF register numbers
+
+// An open ELF file with its descriptor; the CFI handles borrow from it.
+struct ElfHandle {
+  int fd = -1;
+  Elf* elf = nullptr;
+  Dwarf_CFI* eh_cfi = nullptr;  // dwarf_getcfi_elf's is the caller's to free
+  Dwarf* dwarf = nullptr;       // only to get .debug_frame (its CFI is freed with it)
+  ~ElfHandle() {
+    if (eh_cfi) dwarf_cfi_end(eh_cfi);
+    if (dwarf) dwarf_end(dwarf);
+    if (elf) elf_end(elf);
+    if (fd >= 0) ::close(fd);
+  }
+  bool open(const std::string& path) {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+    return elf && elf_kind(elf) == ELF_K_ELF;
+  }
+};
+
+stp_cfi_row invalid(int reason) {
+  stp_cfi_row r{};
+  r.cfa_kind = STP_CFA_INVALID;
+  r.fp_kind = STP_FP_UNDEFINED;
+  r.fp_off = (int16_t)reason;
+  return r;
+}
+
+bool fits16(int64_t v) { return v >= INT16_MIN && v <= INT16_MAX; }
+
+// A register's "saved at CFA+N" location: { call_frame_cfa [, plus_uconst N] }.
+bool cfa_offset(const Dwarf_Op* ops, size_t n, int64_t& off) {
+  if (n < 1 || n > 2 || ops[0].atom != DW_OP_call_frame_cfa) return false;
+  if (n == 1) return off = 0, true;
+  if (ops[1].atom != DW_OP_plus_uconst) return false;
+  off = (int64_t)ops[1].number;  // libdw stores the signed factored offset unchanged
+  return true;
+}
+
+// DW_OP_bregN / DW_OP_bregx: the register and offset, or false.
+bool breg(const Dwarf_Op& op, int& reg, int64_t& off) {
+  if (op.atom >= DW_OP_breg0 && op.atom <= DW_OP_breg31) {
+    reg = op.atom - DW_OP_breg0;
+    off = (int64_t)op.number;
+    return true;
+  }
+  if (op.atom == DW_OP_bregx) {
+    reg = (int)op.number;
+    off = (int64_t)op.number2;
+    return true;
+  }
+  return false;
+}
+
+// The expression GCC and binutils emit for lazy-binding PLT entries (16 bytes each: the CFA is
+// rsp+8 before the entry's push, rsp+16 after it, the push at offset 11, or 10 in .plt.sec
+// style entries): breg7 8; breg16 0; lit15; and; lit11|lit10; ge; lit3; shl; plus.
+bool plt_expression(const Dwarf_Op* ops, size_t n, int& lit) {
+  static const uint8_t shape[] = {DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0,
+                                  DW_OP_ge,    DW_OP_lit3,   DW_OP_shl,   DW_OP_plus};
+  if (n != sizeof shape) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (i != 4 && ops[i].atom != shape[i]) return false;
+  if (ops[0].number != 8 || ops[1].number != 0) return false;
+  if (ops[4].atom < DW_OP_lit0 || ops[4].atom > DW_OP_lit31) return false;
+  lit = ops[4].atom - DW_OP_lit0;
+  return true;
+}
+
+// `ops` (a register's rule) is the expression rule "at sp + off" that the kernel's rt_sigframe
+// gives the registers of an interrupted frame.
+bool at_sp(const Dwarf_Op* ops, size_t n, int64_t off) {
+  int reg;
+  int64_t o;
+  return n == 2 && ops[0].atom == DW_OP_call_frame_cfa && breg(ops[1], reg, o) && reg == kSp &&
+         o == off;
+}
+
+// A signal frame: glibc's __restore_rt describes the ucontext with expressions; the SIGNAL row
+// replaces them, after checking they say what the stepper's fixed offsets assume.
+stp_cfi_row classify_signal(Dwarf_Frame* f) {
+  Dwarf_Op mem[3], *ops, *cfa;
+  size_t n, ncfa;
+  int reg;
+  int64_t off;
+  if (dwarf_frame_cfa(f, &cfa, &ncfa) != 0 || ncfa != 2 || !breg(cfa[0], reg, off) ||
+      reg != kSp || off != 160 || cfa[1].atom != DW_OP_deref)
+    return invalid(STP_INV_SIGNAL);
+  if (dwarf_frame_register(f, kRa, mem, &ops, &n) != 0 || !at_sp(ops, n, 168))
+    return invalid(STP_INV_SIGNAL);
+  if (dwarf_frame_register(f, kFp, mem, &ops, &n) != 0 || !at_sp(ops, n, 120))
+    return invalid(STP_INV_SIGNAL);
+  stp_cfi_row r{};
+  r.cfa_kind = STP_CFA_SIGNAL;
+  return r;
+}
+
+// One libdw row as a stp_cfi_row (pc not set).
+stp_cfi_row classify(Dwarf_Frame* f, bool signal) {
+  if (signal) return classify_signal(f);
+  Dwarf_Op mem[3], *ops;
+  size_t n;
+
+  // RA first: undefined RA marks the outermost frame whatever the CFA says.
+  if (dwarf_frame_register(f, kRa, mem, &ops, &n) != 0) return invalid(STP_INV_RA_RULE);
+  int64_t ra_off = 0;
+  if (n == 0 && ops == mem) {
+    stp_cfi_row r{};
+    r.cfa_kind = STP_CFA_STOP;
+    return r;
+  }
+  if (!cfa_offset(ops, n, ra_off) || ra_off != -8) return invalid(STP_INV_RA_RULE);
+
+  stp_cfi_row r{};
+  Dwarf_Op* cfa;
+  size_t ncfa;
+  int reg, lit;
+  int64_t off = 0;
+  if (dwarf_frame_cfa(f, &cfa, &ncfa) != 0 || ncfa == 0) return invalid(STP_INV_NO_CFA);
+  if (ncfa == 1 && breg(cfa[0], reg, off)) {
+    if (reg != kSp && reg != kFp) return invalid(STP_INV_CFA_REG);
+    r.cfa_kind = reg == kSp ? STP_CFA_SP : STP_CFA_FP;
+  } else if (ncfa == 2 && breg(cfa[0], reg, off) && reg == kSp && cfa[1].atom == DW_OP_deref) {
+    r.cfa_kind = STP_CFA_DEREF;
+  } else if (plt_expression(cfa, ncfa, lit)) {
+    r.cfa_kind = STP_CFA_PLT;
+    off = lit;
+  } else {
+    return invalid(STP_INV_CFA_EXPR);
+  }
+  if (!fits16(off)) return invalid(STP_INV_OFFSET);
+  r.cfa_off = (int16_t)off;
+
+  if (dwarf_frame_register(f, kFp, mem, &ops, &n) != 0) return invalid(STP_INV_FP_RULE);
+  if (n == 0) {
+    r.fp_kind = ops ? STP_FP_UNDEFINED : STP_FP_SAME;
+  } else if (cfa_offset(ops, n, off)) {
+    if (!fits16(off)) return invalid(STP_INV_OFFSET);
+    r.fp_kind = STP_FP_CFA_OFF;
+    r.fp_off = (int16_t)off;
+  } else {
+    return invalid(STP_INV_FP_RULE);
+  }
+  return r;
+}
+
+bool same_rule(const stp_cfi_row& a, const stp_cfi_row& b) {
+  return a.cfa_kind == b.cfa_kind && a.fp_kind == b.fp_kind && a.cfa_off == b.cfa_off &&
+         a.fp_off == b.fp_off;
+}
+
+// The separate debug file by build-id (/usr/lib/debug/.build-id/xx/rest.debug), for its
+// .debug_frame. (.gnu_debuglink is not followed: Debian's dbgsym packages use build-ids.)
+std::string debug_file(Elf* elf) {
+  const void* id;
+  ssize_t len = dwelf_elf_gnu_build_id(elf, &id);
+  if (len < 2) return "";
+  std::string hex;
+  char b[3];
+  for (ssize_t i = 0; i < len; ++i) {
+    std::snprintf(b, sizeof b, "%02x", static_cast<const uint8_t*>(id)[i]);
+    hex += b;
+  }
+  std::string path = "/usr/lib/debug/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
+  return ::access(path.c_str(), R_OK) == 0 ? path : "";
+}
+
+bool has_section(Elf* elf, const char* want) {
+  size_t shstrndx;
+  if (elf_getshdrstrndx(elf, &shstrndx) != 0) return false;
+  for (Elf_Scn* s = elf_nextscn(elf, nullptr); s; s = elf_nextscn(elf, s)) {
+    GElf_Shdr sh;
+    const char* name = gelf_getshdr(s, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : nullptr;
+    if (name && std::strcmp(name, want) == 0 && sh.sh_type != SHT_NOBITS) return true;
+  }
+  return false;
+}
+
+// The PF_X PT_LOAD segments' [vaddr, vaddr+memsz).
+std::vector<sym::FdeRange> exec_segments(Elf* elf) {
+  std::vector<sym::FdeRange> out;
+  size_t n = 0;
+  if (elf_getphdrnum(elf, &n) != 0) return out;
+  for (size_t i = 0; i < n; ++i) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+      out.push_back({ph.p_vaddr, ph.p_vaddr + ph.p_memsz});
+  }
+  return out;
+}
+
+void count(CfiTable& t) {
+  auto& s = t.stats;
+  s.rows = s.invalid = 0;
+  std::fill(std::begin(s.by_kind), std::end(s.by_kind), 0);
+  std::fill(std::begin(s.by_reason), std::end(s.by_reason), 0);
+  for (const auto& r : t.rows) {
+    bool gap = r.cfa_kind == STP_CFA_INVALID && r.fp_off == STP_INV_NO_FDE;
+    if (r.cfa_kind == STP_CFA_INVALID) ++s.by_reason[(unsigned)r.fp_off & 7];
+    if (gap) continue;
+    ++s.rows;
+    ++s.by_kind[r.cfa_kind & 7];
+    if (r.cfa_kind == STP_CFA_INVALID) ++s.invalid;
+  }
+}
+
+}  // namespace
+
+bool compile_cfi(const std::string& path, CfiTable& out, std::string& why) {
+  out = CfiTable{};
+  elf_version(EV_CURRENT);
+  ElfHandle file, debug;
+  if (!file.open(path)) {
+    why = file.fd < 0 ? "cannot open " + path + ": " + std::strerror(errno)
+                      : "cannot read " + path + " as ELF: " + elf_errmsg(-1);
+    return false;
+  }
+  GElf_Ehdr eh;
+  if (!gelf_getehdr(file.elf, &eh) || eh.e_machine != EM_X86_64) {
+    why = "not an x86_64 ELF file";
+    return false;
+  }
+
+  // .eh_frame, then .debug_frame (the file's own, else the build-id debug file's) where
+  // .eh_frame has no FDE.
+  Dwarf_CFI* eh_cfi = file.eh_cfi = dwarf_getcfi_elf(file.elf);
+  std::vector<sym::FdeRange> ranges = sym::read_fde_ranges(file.elf);
+  Dwarf_CFI* dbg_cfi = nullptr;
+  ElfHandle* dbg = &file;
+  if (!has_section(file.elf, ".debug_frame")) {
+    std::string dpath = debug_file(file.elf);
+    dbg = !dpath.empty() && debug.open(dpath) && has_section(debug.elf, ".debug_frame") ? &debug : nullptr;
+    if (dbg) {
+      auto more = sym::read_fde_ranges(debug.elf);
+      ranges.insert(ranges.end(), more.begin(), more.end());
+      std::sort(ranges.begin(), ranges.end(),
+                [](const sym::FdeRange& a, const sym::FdeRange& b) { return a.start < b.start; });
+    }
+  }
+  if (dbg && has_section(dbg->elf, ".debug_frame")) {
+    dbg->dwarf = dwarf_begin_elf(dbg->elf, DWARF_C_READ, nullptr);
+    if (dbg->dwarf) dbg_cfi = dwarf_getcfi(dbg->dwarf);
+  }
+  // An FDE outside the executable segments is garbage (corrupt or mismatched CFI): dropping it
+  // keeps one bad address from breaking the 4 GiB span or the row order of the whole file.
+  size_t before = ranges.size();
+  std::vector<sym::FdeRange> text = exec_segments(file.elf);
+  ranges.erase(std::remove_if(ranges.begin(), ranges.end(),
+                              [&](const sym::FdeRange& r) {
+                                return r.end <= r.start ||
+                                       std::none_of(text.begin(), text.end(), [&](auto& t) {
+                                         return r.start >= t.start && r.end <= t.end;
+                                       });
+                              }),
+               ranges.end());
+  if (ranges.size() < before) {
+    out.stats.fdes_skipped = before - ranges.size();
+    out.stats.skip_why = "outside the executable segments";
+  }
+  if (ranges.empty()) {
+    why = "no .eh_frame or .debug_frame";
+    return true;
+  }
+
+  out.base = ranges.front().start;
+  uint64_t span = 0;
+  for (const auto& r : ranges) span = std::max(span, r.end - out.base);
+  if (span > UINT32_MAX) {
+    why = "its CFI spans more than 4 GiB";
+    return false;
+  }
+  out.stats.fdes = ranges.size() + out.stats.fdes_skipped;
+
+  auto push = [&](uint64_t pc, stp_cfi_row r) {
+    r.pc = (uint32_t)(pc - out.base);
+    if (!out.rows.empty() && out.rows.back().pc == r.pc) out.rows.pop_back();  // empty range
+    if (out.rows.empty() || !same_rule(out.rows.back(), r)) out.rows.push_back(r);
+  };
+  uint64_t done = out.base;  // everything below has rows
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const auto& fde = ranges[i];
+    uint64_t pc = std::max(fde.start, done);
+    while (pc < fde.end) {
+      Dwarf_Frame* frame = nullptr;
+      if ((!eh_cfi || dwarf_cfi_addrframe(eh_cfi, pc, &frame) != 0) &&
+          (!dbg_cfi || dwarf_cfi_addrframe(dbg_cfi, pc, &frame) != 0)) {
+        if (!out.stats.fdes_skipped++) out.stats.skip_why = dwarf_errmsg(-1);
+        push(pc, invalid(STP_INV_NO_CFA));
+        pc = fde.end;
+        break;
+      }
+      std::unique_ptr<Dwarf_Frame, void (*)(void*)> own(frame, std::free);
+      Dwarf_Addr start = 0, end = 0;
+      bool signal = false;
+      dwarf_frame_info(frame, &start, &end, &signal);
+      push(pc, classify(frame, signal));
+      // Malformed CFI can give a range that does not advance: finish the FDE as one row.
+      pc = end > pc ? std::min<uint64_t>(end, fde.end) : fde.end;
+    }
+    done = std::max(done, pc);
+    if (i + 1 == ranges.size() || ranges[i + 1].start > done) push(done, invalid(STP_INV_NO_FDE));
+  }
+  count(out);
+  return true;
+}
+
+const stp_cfi_row* find_row(const CfiTable& t, uint64_t vaddr) {
+  if (t.rows.empty() || vaddr < t.base || vaddr - t.base >= t.rows.back().pc) return nullptr;
+  uint32_t pc = (uint32_t)(vaddr - t.base);
+  auto it = std::upper_bound(t.rows.begin(), t.rows.end(), pc,
+                             [](uint32_t a, const stp_cfi_row& r) { return a < r.pc; });
+  return &*(it - 1);  // rows[0].pc == 0 <= pc, so it > begin
+}
+
+const char* cfa_kind_name(unsigned kind) {
+  static const char* names[] = {"sp", "fp", "plt", "deref", "signal", "stop", "invalid"};
+  return kind < 7 ? names[kind] : "?";
+}
+
+const char* invalid_reason_name(unsigned reason) {
+  static const char* names[] = {"no FDE",    "CFA register", "CFA expression", "RA rule",
+                                "fp rule",   "offset",       "no CFA",         "signal frame"};
+  return reason < 8 ? names[reason] : "?";
+}
+
+std::string coverage_line(const std::string& name, const CfiTable& t) {
+  const auto& s = t.stats;
+  char buf[160];
+  double pct = s.rows ? 100.0 * (double)(s.rows - s.invalid) / (double)s.rows : 0.0;
+  std::snprintf(buf, sizeof buf, "%s: %zu rows, %.2f%% expressible", name.c_str(), s.rows, pct);
+  std::string line = buf;
+  if (s.invalid) {
+    line += " (" + std::to_string(s.invalid) + " invalid:";
+    const char* sep = " ";
+    for (unsigned r = 1; r < 8; ++r)
+      if (s.by_reason[r]) {
+        line += sep + std::to_string(s.by_reason[r]) + " " + invalid_reason_name(r);
+        sep = ", ";
+      }
+    line += ")";
+  }
+  line += ", " + std::to_string(s.fdes) + " FDEs";
+  if (s.fdes_skipped)
+    line += " (" + std::to_string(s.fdes_skipped) + " skipped: " + s.skip_why + ")";
+  return line;
+}
+
+}  // namespace ukstap::unwind
