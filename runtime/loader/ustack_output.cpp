@@ -84,7 +84,12 @@ UserStacks::Resolved UserStacks::resolve(int pid, uint64_t pc, uint64_t t_ns, bo
   if (!f) return r;
   uint64_t vaddr = pc - f->bias_for(m->start, m->pgoff);
   sym::SymbolHit hit;
-  if (f->lookup(caller && vaddr ? vaddr - 1 : vaddr, hit)) {
+  // A return address belongs to the call before it (pc-1: a call can be a function's last
+  // instruction), unless a symbol starts exactly there: the signal trampoline __restore_rt is
+  // "returned to" at its first byte (glibc pads a nop before it for CFI lookups).
+  bool found = f->lookup(vaddr, hit) && (!caller || hit.offset == 0);
+  if (!found && caller && vaddr) found = f->lookup(vaddr - 1, hit);
+  if (found) {
     r.have_symbol = true;
     r.symbol = hit.name;
     r.offset = vaddr - hit.start;

@@ -45,6 +45,46 @@ t "dlopen: every frame = libunwind's" 0 '' '' -- $CHECK exact "$T_TMP/dl.out" "$
 runp "no -d: run" "$T_TMP/nod.prog" "$UKSTAP" -o "$T_TMP/nod.out" -e "$GETPPID" -c "$P chain"
 t "no -d: every frame = libunwind's" 0 '' '' -- $CHECK exact "$T_TMP/nod.out" "$T_TMP/nod.prog"
 
+# A syscall from a signal handler: through the kernel's signal frame (__restore_rt) back into
+# the interrupted code.
+runp "signal handler: run" "$T_TMP/sig.prog" "$UKSTAP" -o "$T_TMP/sig.out" -e "$GETPPID" -c "$P signal"
+t "signal handler: every frame = libunwind's, through __restore_rt" 0 '' '' -- bash -c "
+  $CHECK exact '$T_TMP/sig.out' '$T_TMP/sig.prog' && grep -q ' : __restore_rt+0x0/' '$T_TMP/sig.out'"
+
+# 512-deep recursion unwinds completely when asked; the default depth stops at 128 and says so.
+runp "recursion 512: run" "$T_TMP/rec.prog" "$UKSTAP" -o "$T_TMP/rec.out" -D MAXBACKTRACE=600 \
+  -e "$GETPPID" -c "$P recurse 512"
+t "recursion 512 (-D MAXBACKTRACE=600): every frame = libunwind's" 0 '' '' -- \
+  $CHECK exact "$T_TMP/rec.out" "$T_TMP/rec.prog"
+t "recursion 512, default depth: run" 0 '' '' -- bash -c "
+  '$UKSTAP' -v -o '$T_TMP/rec2.out' -e '$GETPPID' -c '$P recurse 512' > /dev/null 2> '$T_TMP/rec2.err'"
+t "recursion 512, default depth: 128 frames, cut by the depth limit (-v)" 0 '' '' -- bash -c "
+  [ \$(wc -l < '$T_TMP/rec2.out') = 128 ] && grep -q 'depth limit (MAXBACKTRACE) 1' '$T_TMP/rec2.err'"
+
+# Timer samples: in the vDSO (clock_gettime's fast path) and anywhere in sort, user or kernel
+# mode. Every return address must follow a call instruction (objdump), stacks reach _start.
+runp "vdso samples: run" "$T_TMP/vdso.prog" "$UKSTAP" -o "$T_TMP/vdso.out" \
+  -e 'probe timer.profile { if (pid() == target()) { println("== sample"); print_ubacktrace() } }' \
+  -c "$P vdso 1"
+t "vdso samples: stacks from [vdso] reach _start (>= 95%), none inexact" 0 '' '' -- bash -c "
+  awk '/^== sample/ {if (s != \"\") print s; s=\"\"; first=1; next} {if (first) {s=\$0; first=0} else last=\$0; s=s \"|\" \$0} END {print s}' '$T_TMP/vdso.out' |
+    grep '^ 0x[0-9a-f]* : [^ ]* \[\[vdso\]\]' > '$T_TMP/vdso.stacks'
+  n=\$(wc -l < '$T_TMP/vdso.stacks'); ok=\$(grep -c ': _start+0x[0-9a-f]*/0x[0-9a-f]* \[$P\]\$' '$T_TMP/vdso.stacks')
+  [ \$n -ge 10 ] && [ \$ok -ge \$((n * 95 / 100)) ] && ! grep -q inexact '$T_TMP/vdso.out' || { echo \"\$ok of \$n\"; exit 1; }"
+t "vdso samples: return addresses follow calls" 0 '' '' -- $CHECK callsites "$T_TMP/vdso.out" 50
+
+seq 400000 | shuf --random-source=<(yes) > "$T_TMP/sortme"
+runp "sort samples: run" "$T_TMP/sort.prog" "$UKSTAP" -o "$T_TMP/sort.out" -d /usr/bin/sort --ldd \
+  -e 'probe timer.profile { if (execname() == "sort") { log(pn()); print_ubacktrace() } }' \
+  -c "sort $T_TMP/sortme -o /dev/null"
+# sort sorts in threads: their stacks end at the thread start (clone3's STOP row). A sample in a
+# dying process may stop early (its memory is going away): >= 90% must reach an entry point.
+t "sort samples: stacks reach sort's entry point or clone3 (>= 90%)" 0 '' '' -- bash -c "
+  n=\$(grep -c '^timer.profile\$' '$T_TMP/sort.out')
+  ends=\$(awk '/^timer.profile/ {if (prev) print prev; prev=\"\"; next} {prev=\$0} END {print prev}' '$T_TMP/sort.out' | grep -cE '/usr/bin/sort\]\$| : clone3\+')
+  [ \$n -ge 20 ] && [ \$ends -ge \$((n * 90 / 100)) ] || { echo \"\$ends of \$n\"; exit 1; }"
+t "sort samples: return addresses follow calls (objdump)" 0 '' '' -- $CHECK callsites "$T_TMP/sort.out" 100
+
 # The line users type: Debian's stripped, frame-pointer-less ls.
 runp "ls: run" "$T_TMP/ls.prog" "$UKSTAP" -o "$T_TMP/ls.out" -d /bin/ls --ldd \
   -e 'probe syscall.getdents { log(pn()); print_ubacktrace() }' -c /bin/ls

@@ -11,6 +11,7 @@ usage: ustack_check.py chain UKSTAP_OUT PROG_OUT BINARY FIRST_FUNC OUTER_FUNC
        ustack_check.py stripped UKSTAP_OUT PROG_OUT UNSTRIPPED_TWIN FIRST_FUNC OUTER_FUNC
          (as chain; functions without a symbol must be sub_<their start in the twin>)
        ustack_check.py exact UKSTAP_OUT PROG_OUT   (DWARF walk: all frames = libunwind's, none inexact)
+       ustack_check.py callsites UKSTAP_OUT MIN  (timer samples: return addresses follow calls)
        ustack_check.py symbols UKSTAP_OUT     (every frame of every stack has a symbol, and the
                                                symbol+offset agrees with readelf's table)
 Prints one line per problem; exit status 0 when there is none.
@@ -169,6 +170,54 @@ def check_exact(ukstap_out, prog_out):
     return problems
 
 
+_callsites = {}
+
+
+def return_sites(path):
+    """File vaddrs right after a call instruction (objdump -d): where a return address can point."""
+    if path in _callsites:
+        return _callsites[path]
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path], capture_output=True,
+                         text=True).stdout
+    sites, after_call = set(), False
+    for line in out.splitlines():
+        m = re.match(r"^\s*([0-9a-f]+):\s+(\S+)", line)
+        if not m:
+            continue
+        if after_call:
+            sites.add(int(m.group(1), 16))
+        after_call = m.group(2).startswith("call")
+    _callsites[path] = sites
+    return sites
+
+
+def check_callsites(ukstap_out, min_checked):
+    """Every return-address frame (index >= 1, not after a signal frame) whose file vaddr can be
+    computed (sub_<vaddr> names, or a symbol readelf knows) follows a call instruction."""
+    problems, checked, bad = [], 0, []
+    for fr in stacks(open(ukstap_out).read()):
+        for i, f in enumerate(fr):
+            if i == 0 or f["name"] is None or f["module"].startswith("["):
+                continue
+            if fr[i - 1]["name"] == "__restore_rt":
+                continue  # the interrupted pc: not a return address
+            if f["name"].startswith("sub_"):
+                start = int(f["name"][4:], 16)
+            else:
+                starts = [a for (a, n) in symbols(f["module"]) if n == f["name"]]
+                if not starts:
+                    continue
+                start = starts[0]
+            checked += 1
+            if start + f["off"] not in return_sites(f["module"]):
+                bad.append("0x%x %s+0x%x [%s]" % (f["pc"], f["name"], f["off"], f["module"]))
+    if checked < int(min_checked):
+        problems.append("only %d frames could be checked" % checked)
+    if bad:
+        problems.append("%d of %d return addresses do not follow a call: %s" % (len(bad), checked, bad[:5]))
+    return problems
+
+
 def check_symbols(ukstap_out):
     problems = []
     for s, fr in enumerate(stacks(open(ukstap_out).read())):
@@ -186,6 +235,8 @@ def main():
         problems = check_chain(*sys.argv[2:], stripped=True)
     elif cmd == "exact":
         problems = check_exact(*sys.argv[2:])
+    elif cmd == "callsites":
+        problems = check_callsites(*sys.argv[2:])
     elif cmd == "symbols":
         problems = check_symbols(sys.argv[2])
     else:

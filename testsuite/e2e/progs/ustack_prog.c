@@ -15,12 +15,16 @@
  *   remap A B    map file A executable at a fixed address X, madvise(X) (the event), unmap,
  *                map file B at X, madvise(X) again, exit
  *   vdso SECS    call clock_gettime in a loop for SECS seconds (timer samples land in [vdso])
+ *   signal       main -> sig_1 -> sig_2 -> raise(SIGUSR1); the handler runs the chain (the
+ *                stack goes through the kernel's signal frame, __restore_rt)
+ *   recurse N    recurse(N) -> ... -> recurse(0) -> getppid: N + 1 frames of one function
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <libunwind.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +38,8 @@
 
 static void print_truth(void)
 {
-  void *pcs[64];
-  int n = unw_backtrace(pcs, 64);
+  void *pcs[1100];
+  int n = unw_backtrace(pcs, 1100);
   printf("truth:");
   for (int i = 0; i < n; i++)
     printf(" %p", pcs[i]);
@@ -60,6 +64,25 @@ LEVEL(6, chain_7) LEVEL(5, chain_6) LEVEL(4, chain_5) LEVEL(3, chain_4) LEVEL(2,
 LEVEL(1, chain_2)
 
 static void print_map_of(void *addr);
+
+static void on_usr1(int sig)
+{
+  chain_1(sig);
+}
+static NOINLINE int sig_2(int x) { raise(SIGUSR1); sink += x; return x + 1; }
+static NOINLINE int sig_1(int x) { int r = sig_2(x + 1); sink += r; return r + 1; }
+
+static NOINLINE int recurse(int n)
+{
+  if (n == 0) {
+    print_truth();
+    raw_getppid();
+    return sink;
+  }
+  int r = recurse(n - 1);
+  sink += r;
+  return r + 1;
+}
 
 static void *thread_main(void *arg)
 {
@@ -147,6 +170,18 @@ int main(int argc, char **argv)
      * polls every 20 ms): give it that time before the first event in the library. */
     usleep(300000);
     return entry(print_truth) > 0 ? 0 : 1;
+  }
+  if (!strcmp(mode, "signal")) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1;
+    sigaction(SIGUSR1, &sa, NULL);
+    print_map_of((void *)&chain_12);
+    return sig_1(0) > 0 ? 0 : 1;
+  }
+  if (!strcmp(mode, "recurse") && argc > 2) {
+    print_map_of((void *)&recurse);
+    return recurse(atoi(argv[2])) >= 0 ? 0 : 1;
   }
   if (!strcmp(mode, "remap") && argc > 3)
     return remap(argv[2], argv[3]);
