@@ -20,6 +20,11 @@
 #include "common/stp_format.h"
 /* The unwinder core reads user memory through this (runtime/unwind/). */
 #define STP_UNWIND_READ(dst, size, addr) bpf_probe_read_user((dst), (size), (const void *)(addr))
+/* DWARF steps read the stack through a window in the walk (bpf/stp_bpf_ustack.h). */
+#define STP_UWIN 512
+struct stp_uregs;
+static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t size, uint64_t addr);
+#define STP_UNWIND_READ_REGS(r, dst, size, addr) stp__uread((r), (dst), (size), (uint64_t)(addr))
 #include "unwind/stp_fp_walk.h"
 #include "unwind/stp_cfi_step.h"
 

@@ -83,7 +83,11 @@ static __always_inline void stp__rec_end(struct stp_common *k)
   if (size < sizeof(struct stp_rec_hdr))
     size = sizeof(struct stp_rec_hdr);
   h->len = size - sizeof(struct stp_rec_hdr);
-  if (bpf_ringbuf_output(&stp_events, k->rec, size & (2 * STP_REC_CAP - 1), 0) < 0) {
+  /* Waking the reader costs microseconds per record when it keeps up; it polls every 20 ms
+   * anyway, so wake it only once a quarter of the ring is waiting. */
+  uint64_t wake = bpf_ringbuf_query(&stp_events, BPF_RB_AVAIL_DATA) > STP_RINGBUF_SIZE / 4
+                      ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+  if (bpf_ringbuf_output(&stp_events, k->rec, size & (2 * STP_REC_CAP - 1), wake) < 0) {
     struct stp_session *s = stp__session();
     if (s)
       stp__count(&s->drops);

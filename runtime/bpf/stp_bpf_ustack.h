@@ -50,12 +50,45 @@ struct {
   __type(value, struct stp_cfi_file);
 } stp_cfi_files SEC(".maps");
 
+#ifndef STP_CFI_PAGES
+# define STP_CFI_PAGES (1 << 16)
+#endif
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, STP_CFI_PAGES);
+  __uint(map_flags, BPF_F_MMAPABLE);
+  __type(key, uint32_t);
+  __type(value, uint32_t);
+} stp_cfi_pages SEC(".maps");
+
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, STP_CFI_FILES);
   __type(key, struct stp_cfi_inode);
   __type(value, uint32_t);
 } stp_cfi_inodes SEC(".maps");
+
+/* A read of user stack memory for a DWARF step, served from the walk's window of the stack
+ * (refilled at the address on a miss: frames lie above each other, so one 512-byte read covers
+ * several). `r` is &uw->regs, the walk's first member. A window that cannot be filled (the top
+ * of the stack is nearer than 512 bytes) falls back to reading just the bytes asked for. */
+static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t size, uint64_t addr)
+{
+  struct stp_uwalk *uw = (struct stp_uwalk *)r;
+  uint64_t off = addr - uw->win_lo;
+  if (size > 16)
+    return -1;
+  if (!uw->win_ok || addr < uw->win_lo || off + size > STP_UWIN) {
+    if (bpf_probe_read_user(uw->win, STP_UWIN, (const void *)addr) != 0) {
+      uw->win_ok = 0;
+      return bpf_probe_read_user(dst, size, (const void *)addr);
+    }
+    uw->win_lo = addr;
+    uw->win_ok = 1;
+    off = 0;
+  }
+  return bpf_probe_read_kernel(dst, size & 31, &uw->win[off & (STP_UWIN - 1)]);
+}
 
 /* bpf_loop's ctx must point to the stack: it carries the context pointer. */
 struct stp__uwalk_ctx {
@@ -132,8 +165,9 @@ static long stp__rowsearch_cb(uint32_t i, void *ctx)
 /* The kernel's own view of the mapping at pc (bpf_find_vma), for pcs the mirror lacks. */
 struct stp__kvma {
   uint64_t start, pgoff, ino;
-  uint32_t dev, vdso, found, pad;
+  uint32_t dev, vdso, found, exec;
 };
+#define STP__VM_EXEC 0x4
 
 static long stp__kvma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
 {
@@ -141,6 +175,7 @@ static long stp__kvma_cb(struct task_struct *task, struct vm_area_struct *vma, v
   struct file *file = BPF_CORE_READ(vma, vm_file);
   d->start = BPF_CORE_READ(vma, vm_start);
   d->pgoff = BPF_CORE_READ(vma, vm_pgoff);
+  d->exec = (BPF_CORE_READ(vma, vm_flags) & STP__VM_EXEC) != 0;
   if (file) {
     d->ino = BPF_CORE_READ(file, f_inode, i_ino);
     d->dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
@@ -152,7 +187,9 @@ static long stp__kvma_cb(struct task_struct *task, struct vm_area_struct *vma, v
   return 0;
 }
 
-/* File id and load bias of pc: the VMA mirror first, else the kernel's VMA and the inode map. */
+/* File id and load bias of pc: the VMA mirror first, else the kernel's VMA and the inode map.
+ * 1: a table; 2: executable memory without a table (JIT code, or a file not loaded yet: the
+ * frame-pointer fallback may try); 0: pc is in no executable mapping (the walk must stop). */
 static __always_inline int stp__pc_file(struct stp_proc_vmas *vm, uint64_t pc, uint32_t *file_id,
                                         uint64_t *bias, struct stp_cfi_file **fp)
 {
@@ -163,43 +200,48 @@ static __always_inline int stp__pc_file(struct stp_proc_vmas *vm, uint64_t pc, u
     key = e->file_id;
     f = bpf_map_lookup_elem(&stp_cfi_files, &key);
     if (!f)
-      return 0;
+      return 2;
     *file_id = key;
     *bias = e->bias;
     *fp = f;
     return 1;
   }
   struct stp__kvma kv = {};
-  if (bpf_find_vma(bpf_get_current_task_btf(), pc, stp__kvma_cb, &kv, 0) != 0 || !kv.found)
+  if (bpf_find_vma(bpf_get_current_task_btf(), pc, stp__kvma_cb, &kv, 0) != 0 || !kv.exec)
     return 0;
+  if (!kv.found)
+    return 2;  /* anonymous executable memory */
   if (kv.vdso) {
     key = stp_config.vdso_file_id;
   } else {
     struct stp_cfi_inode ik = { kv.ino, kv.dev, 0 };
     uint32_t *id = bpf_map_lookup_elem(&stp_cfi_inodes, &ik);
     if (!id)
-      return 0;
+      return 2;
     key = *id;
   }
   f = bpf_map_lookup_elem(&stp_cfi_files, &key);
   if (!f)
-    return 0;
+    return 2;
   *file_id = key;
   *bias = kv.start - (kv.pgoff << 12) - (uint64_t)f->delta;
   *fp = f;
   return 1;
 }
 
-/* The row for the current frame, or 0 when the pc has no table (no file, no FDE). */
+/* The row for the current frame, or 0 when the pc has no table (no file, no FDE); *in_code
+ * says whether pc is in executable memory at all. */
 static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm,
-                                                        struct stp_uregs *r)
+                                                        struct stp_uregs *r, int *in_code)
 {
   struct stp_cfi_file *f = 0;
   struct stp_cfi_row *row;
   uint64_t rel, bias = 0;
   int64_t idx;
   uint32_t key, first, file_id = 0;
-  if (!stp__pc_file(vm, r->pc, &file_id, &bias, &f) || !f)
+  int where = stp__pc_file(vm, r->pc, &file_id, &bias, &f);
+  *in_code = where != 0;
+  if (where != 1 || !f)
     return 0;
   rel = r->pc - bias - (r->exact_pc ? 0 : 1);  /* a return address may follow a last call */
   if (rel < f->base)
@@ -207,6 +249,17 @@ static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm
   rel -= f->base;
   first = f->first;
   struct stp__rowsearch rs = { rel, 0, (int64_t)f->nr - 1, -1, first };
+  uint64_t page = rel >> STP_CFI_PAGE_SHIFT;
+  if (page + 1 < f->npages) {  /* narrow the search to the rows of rel's page */
+    uint32_t pk = f->page_first + (uint32_t)page, *lo, *hi;
+    lo = bpf_map_lookup_elem(&stp_cfi_pages, &pk);
+    pk++;
+    hi = bpf_map_lookup_elem(&stp_cfi_pages, &pk);
+    if (lo && hi) {
+      rs.lo = *lo;
+      rs.hi = *hi;
+    }
+  }
   bpf_loop(32, stp__rowsearch_cb, &rs, 0);
   idx = rs.ans;
   if (idx < 0)
@@ -260,9 +313,15 @@ STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw)
   }
   tgid = uw->tgid;
   vm = bpf_map_lookup_elem(&stp_vmas, &tgid);
-  row = stp__cfi_row(vm, &uw->regs);
+  int in_code = 0;
+  row = stp__cfi_row(vm, &uw->regs, &in_code);
   if (row) {
     ok = stp_cfi_step(row, &uw->regs, &stop);
+  } else if (!in_code) {
+    /* Not code: a corrupt return address, or a callee-saved rbp taken for a frame. Never
+     * guess past it. */
+    uw->stop = STP_STOP_NO_TABLE;
+    return 1;
   } else {
     ok = stp__fp_fallback(&uw->regs, &stop);
     uw->inexact = 1;  /* this frame and all above it */
@@ -315,6 +374,7 @@ static __always_inline void stp__uwalk(struct stp_common *k)
     k->uw.regs.fp = PT_REGS_FP_CORE(r);
     k->uw.regs.fp_valid = 1;
     k->uw.regs.exact_pc = 1;
+    k->uw.win_ok = 0;
     k->uw.pcs[0] = ip;
     k->uw.hash = stp_fnv_u64(k->uw.hash, ip);
     k->uw.n = 1;

@@ -104,6 +104,7 @@ UnwindTables::UnwindTables(vma::Tracker& tracker, sym::Symbolizer& symbolizer, i
 
 UnwindTables::~UnwindTables() {
   if (pool_) ::munmap(pool_, pool_len_);
+  if (pages_) ::munmap(pages_, pages_len_);
   std::string v = vdso_file();
   if (!v.empty()) ::unlink(v.c_str());
 }
@@ -211,6 +212,28 @@ bool UnwindTables::write(Entry& e) {
   f.first = used_;
   f.nr = (uint32_t)n;
   f.delta = e.delta;
+  // The page index: for each 4 KiB of row pcs, the row covering the page's first byte.
+  std::vector<uint32_t> idx;
+  {
+    uint64_t last_pc = e.table.rows.back().pc;
+    size_t npages = (last_pc >> STP_CFI_PAGE_SHIFT) + 2;
+    idx.resize(npages);
+    size_t r = 0;
+    for (size_t p = 0; p < npages; ++p) {
+      uint64_t start = (uint64_t)p << STP_CFI_PAGE_SHIFT;
+      while (r + 1 < n && e.table.rows[r + 1].pc <= start) ++r;
+      idx[p] = (uint32_t)r;
+    }
+    idx.back() = (uint32_t)(n - 1);
+  }
+  if (pages_ && pages_used_ + idx.size() <= pages_cap_) {
+    // An array value sits at an 8-byte stride: uint32_t entries are 8 bytes apart.
+    char* dst = static_cast<char*>(pages_) + (size_t)pages_used_ * 8;
+    for (size_t i = 0; i < idx.size(); ++i) std::memcpy(dst + i * 8, &idx[i], 4);
+    f.page_first = pages_used_;
+    f.npages = (uint32_t)idx.size();
+    pages_used_ += (uint32_t)idx.size();
+  }
   if (bpf_map_update_elem(files_fd_, &e.file_id, &f, BPF_ANY) != 0) {
     warnings.push_back("cannot register the unwind table of " + e.path + ": " + std::strerror(errno));
     return false;
@@ -244,6 +267,12 @@ bool UnwindTables::attach(struct bpf_object* obj, std::string& why) {
     return false;
   }
   files_fd_ = bpf_map__fd(files);
+  if (struct bpf_map* pages = bpf_object__find_map_by_name(obj, "stp_cfi_pages")) {
+    pages_cap_ = bpf_map__max_entries(pages);
+    pages_len_ = ((size_t)pages_cap_ * 8 + 4095) & ~size_t(4095);
+    pages_ = ::mmap(nullptr, pages_len_, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(pages), 0);
+    if (pages_ == MAP_FAILED) pages_ = nullptr;  // tables still work, with longer searches
+  }
   if (struct bpf_map* inodes = bpf_object__find_map_by_name(obj, "stp_cfi_inodes"))
     inodes_fd_ = bpf_map__fd(inodes);
   for (auto& [id, e] : files_) write(*e);

@@ -69,6 +69,9 @@ class UnwindTables {
   void* pool_ = nullptr;
   size_t pool_len_ = 0;
   int files_fd_ = -1, inodes_fd_ = -1;
+  void* pages_ = nullptr;  // the page index pool (stp_cfi_pages), mmapped
+  size_t pages_len_ = 0;
+  uint32_t pages_cap_ = 0, pages_used_ = 0;
   double compile_ms_ = 0;
   bool pool_full_warned_ = false;
 };

@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 
 #include "common/stp_records.h"
 #include "unwind/stp_unwind.h"
@@ -130,7 +131,19 @@ std::string UserStacks::format_frames(int pid, uint64_t t_ns, const std::vector<
                                       int flags) {
   std::string out;
   for (size_t i = 0; i < frames.size(); ++i) {
-    Resolved r = resolve(pid, frames[i].pc, t_ns, i > 0);
+    const uint64_t pc = frames[i].pc;
+    int p = pick_pid(pid, pc, t_ns);
+    const vma::Mapping* m = p ? tracker_.lookup(p, pc, t_ns) : nullptr;
+    FrameKey key{m, pc, (uint32_t)flags << 2 | (i > 0 ? 2u : 0u) | (frames[i].inexact ? 1u : 0u)};
+    if (m) {
+      auto hit = frame_cache_.find(key);
+      if (hit != frame_cache_.end()) {
+        ++this->frames;
+        out += hit->second;
+        continue;
+      }
+    }
+    Resolved r = resolve(pid, pc, t_ns, i > 0);
     if (frames[i].inexact && !r.in_text) {
       // A frame-pointer walk through code that does not keep one reads garbage: a "return
       // address" outside all code ends the stack rather than printing an invented frame.
@@ -139,7 +152,12 @@ std::string UserStacks::format_frames(int pid, uint64_t t_ns, const std::vector<
     }
     ++this->frames;
     if (!r.have_symbol) ++unresolved_frames;
-    out += format_one(r, frames[i].pc, flags, frames[i].inexact);
+    std::string text = format_one(r, pc, flags, frames[i].inexact);
+    if (m) {
+      if (frame_cache_.size() > 500000) frame_cache_.clear();
+      frame_cache_.emplace(key, text);
+    }
+    out += text;
   }
   return out;
 }
@@ -150,7 +168,14 @@ std::string UserStacks::record(uint16_t flags, const stp_ustack& u, const unsign
   // re-resolved on every record because the same address can mean another file later (a
   // mapping replaced in between), and a string printed right after its event must say what was
   // mapped then.
-  tracker_.drain();  // every mapping made before the event is known now
+  // Every mapping made before the event must be known: read the side-band records unless
+  // the last read began after this event.
+  if (u.time_ns >= drained_at_ns_) {
+    struct timespec ts;
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    drained_at_ns_ = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    tracker_.drain();
+  }
   std::string text;
   switch (u.kind) {
     case STP_USTACK_NO_USER: {

@@ -67,6 +67,22 @@ class UserStacks {
   std::string format_frames(int pid, uint64_t t_ns, const std::vector<Frame>& frames, int flags);
   std::string format_one(const Resolved& r, uint64_t pc, int flags, bool inexact);
 
+  // Formatted frames by (mapping, pc, caller, flags, inexact): profiles repeat the same call
+  // sites; the mapping pointer changes when an address is remapped, so a hit is still right.
+  struct FrameKey {
+    const void* mapping;
+    uint64_t pc;
+    uint32_t bits;
+    bool operator==(const FrameKey& o) const { return mapping == o.mapping && pc == o.pc && bits == o.bits; }
+  };
+  struct FrameKeyHash {
+    size_t operator()(const FrameKey& k) const {
+      return std::hash<uint64_t>()(k.pc * 31 + reinterpret_cast<uintptr_t>(k.mapping)) ^ k.bits;
+    }
+  };
+  std::unordered_map<FrameKey, std::string, FrameKeyHash> frame_cache_;
+  uint64_t drained_at_ns_ = 0;  // events before this time: their mappings are all known
+
   vma::Tracker& tracker_;
   sym::Symbolizer& sym_;
   int target_pid_ = 0;

@@ -71,7 +71,15 @@ struct stp_cfi_file {
   uint32_t nr;      /* rows */
   int64_t delta;    /* p_vaddr - p_offset of the executable PT_LOAD: file vaddr of a pc in a
                        mapping = pc - vm_start + vm_pgoff * 4096 + delta */
+  uint32_t page_first;  /* the file's page index in stp_cfi_pages */
+  uint32_t npages;      /* entries: one per 4 KiB of row pcs, plus one */
 };
+
+/* Page index (array "stp_cfi_pages", uint32_t): for page p of a file (row pcs p*4096 ...),
+ * the index (relative to the file's first row) of the row covering the page's first byte; a pc
+ * in page p lies in rows [idx[p], idx[p+1]], so the binary search takes a few steps instead of
+ * log2(rows). */
+#define STP_CFI_PAGE_SHIFT 12
 
 /* Hash "stp_cfi_inodes": which file id a file has, by its inode, for pcs the VMA mirror does
  * not cover yet (a process that exec'd or dlopen'd a moment ago: the mirror is written by user

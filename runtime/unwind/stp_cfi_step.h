@@ -2,7 +2,10 @@
  * unit and replay tests run the very code the kernel runs).
  *
  * The includer defines STP_UNWIND_READ(dst, size, addr) (0 on success) before including
- * unwind/stp_fp_walk.h or this file. Registers are x86_64's; runtime/arch/ maps others.
+ * unwind/stp_fp_walk.h or this file, and may define STP_UNWIND_READ_REGS(r, dst, size, addr)
+ * to read through a cache tied to the walk (the BPF module keeps a window of the stack: a
+ * user-memory read costs ~200 ns in the kernel here, a window serves most frames with one).
+ * Registers are x86_64's; runtime/arch/ maps others.
  *
  * Never invent a frame: every way a step can fail stops the walk with a reason
  * (enum stp_unwind_stop); the CFA must move up the stack and stay within STP_STACK_SPAN of the
@@ -16,6 +19,9 @@
 
 #ifndef STP_UNWIND_INLINE
 # define STP_UNWIND_INLINE static inline __attribute__((always_inline))
+#endif
+#ifndef STP_UNWIND_READ_REGS
+# define STP_UNWIND_READ_REGS(r, dst, size, addr) STP_UNWIND_READ((dst), (size), (addr))
 #endif
 
 /* The registers a step needs, and which of them can be trusted. */
@@ -75,16 +81,16 @@ STP_UNWIND_INLINE int stp_cfi_step(const struct stp_cfi_row *row, struct stp_ure
     cfa = r->sp + 8 + ((r->pc & 15) >= (uint64_t)row->cfa_off ? 8 : 0);
     break;
   case STP_CFA_DEREF:
-    if (STP_UNWIND_READ(&cfa, 8, r->sp + row->cfa_off)) {
+    if (STP_UNWIND_READ_REGS(r, &cfa, 8, r->sp + row->cfa_off)) {
       *stop = STP_STOP_READ_FAULT;
       return 0;
     }
     break;
   case STP_CFA_SIGNAL: {
     uint64_t sp = 0, pc = 0;
-    if (STP_UNWIND_READ(&sp, 8, r->sp + STP_SIGCTX_RSP) ||
-        STP_UNWIND_READ(&pc, 8, r->sp + STP_SIGCTX_RIP) ||
-        STP_UNWIND_READ(&fp, 8, r->sp + STP_SIGCTX_RBP)) {
+    if (STP_UNWIND_READ_REGS(r, &sp, 8, r->sp + STP_SIGCTX_RSP) ||
+        STP_UNWIND_READ_REGS(r, &pc, 8, r->sp + STP_SIGCTX_RIP) ||
+        STP_UNWIND_READ_REGS(r, &fp, 8, r->sp + STP_SIGCTX_RBP)) {
       *stop = STP_STOP_READ_FAULT;
       return 0;
     }
@@ -112,12 +118,12 @@ STP_UNWIND_INLINE int stp_cfi_step(const struct stp_cfi_row *row, struct stp_ure
     *stop = STP_STOP_BAD_FRAME;
     return 0;
   }
-  if (STP_UNWIND_READ(&ra, 8, cfa - 8)) {
+  if (STP_UNWIND_READ_REGS(r, &ra, 8, cfa - 8)) {
     *stop = STP_STOP_READ_FAULT;
     return 0;
   }
   if (row->fp_kind == STP_FP_CFA_OFF) {
-    if (STP_UNWIND_READ(&fp, 8, cfa + row->fp_off)) {
+    if (STP_UNWIND_READ_REGS(r, &fp, 8, cfa + row->fp_off)) {
       *stop = STP_STOP_READ_FAULT;
       return 0;
     }
@@ -147,6 +153,11 @@ struct stp_uwalk {
   uint32_t fp_frames;          /* frames found by frame-pointer fallback */
   uint32_t tgid;               /* whose mappings (stp_vmas) resolve the pcs */
   uint64_t pcs[MAXBACKTRACE];
+#ifdef STP_UWIN
+  uint64_t win_lo;             /* stack bytes [win_lo, win_lo + STP_UWIN) are in win[] */
+  uint64_t win_ok;
+  char win[STP_UWIN + 16];
+#endif
 };
 
 #endif /* STP_CFI_STEP_H */
