@@ -697,8 +697,28 @@ bool Runner::start_tracker() {
 
 // -v: how user-stack walks ended, and what the tracker saw.
 void Runner::report_user_stacks() {
-  if (!ustacks_ || s_.opts.verbose <= 0) return;
+  if (!ustacks_) return;
   static const char* names[] = STP_UNWIND_STOP_NAMES;
+  if (s_.opts.verbose <= 0) {
+    // Without -v: one line when walks were cut short for want of something ukstap could give
+    // (depth, a table, a rule, a register) — not for the ends of stacks or unreadable memory.
+    uint64_t cut = 0, total = 0;
+    std::string why;
+    for (int i = 0; i < STP_STOP_NR; i++) {
+      uint64_t n = session_->ustack_stops[i];
+      total += n;
+      if (i != STP_STOP_DEPTH && i != STP_STOP_NO_TABLE && i != STP_STOP_INVALID_ROW &&
+          i != STP_STOP_UNTRUSTED)
+        continue;
+      if (!n) continue;
+      cut += n;
+      why += (why.empty() ? "" : ", ") + std::string(names[i]) + " " + std::to_string(n);
+    }
+    if (cut)
+      s_.diag.stream() << "WARNING: " << cut << " of " << total
+                       << " user stacks were cut short: " << why << " (rerun with -v)\n";
+    return;
+  }
   auto& d = s_.diag.stream();
   d << "User stacks: " << ustacks_->stacks << " printed, " << ustacks_->frames << " frames ("
     << ustacks_->unresolved_frames << " without a symbol); walks ended by:";
