@@ -117,18 +117,24 @@ static long stp__vmasearch_cb(uint32_t i, void *ctx)
   return 0;
 }
 
-static __always_inline struct stp_vma_entry *stp__vma_find(struct stp_proc_vmas *vm, uint64_t pc)
+static __always_inline struct stp_vma_entry *stp__vma_find(struct stp_proc_vmas *vm, uint64_t pc,
+                                                           uint64_t *hint)
 {
   struct stp_vma_entry *e;
   uint32_t nr;
   if (!vm)
     return 0;
+  /* Consecutive frames are mostly in one file: try the last frame's mapping first. */
+  e = &vm->e[*hint & (STP_VMA_MAX - 1)];
+  if (*hint < vm->nr && e->start <= pc && pc < e->end)
+    return e;
   nr = vm->nr;
   struct stp__vmasearch vs = { vm, pc, 0, nr > STP_VMA_MAX ? STP_VMA_MAX : nr };
   bpf_loop(16, stp__vmasearch_cb, &vs, 0);
   if (vs.lo == 0)
     return 0;
   e = &vm->e[(vs.lo - 1) & (STP_VMA_MAX - 1)];
+  *hint = vs.lo - 1;
   return pc < e->end ? e : 0;
 }
 
@@ -191,9 +197,9 @@ static long stp__kvma_cb(struct task_struct *task, struct vm_area_struct *vma, v
  * 1: a table; 2: executable memory without a table (JIT code, or a file not loaded yet: the
  * frame-pointer fallback may try); 0: pc is in no executable mapping (the walk must stop). */
 static __always_inline int stp__pc_file(struct stp_proc_vmas *vm, uint64_t pc, uint32_t *file_id,
-                                        uint64_t *bias, struct stp_cfi_file **fp)
+                                        uint64_t *bias, struct stp_cfi_file **fp, uint64_t *hint)
 {
-  struct stp_vma_entry *e = stp__vma_find(vm, pc);
+  struct stp_vma_entry *e = stp__vma_find(vm, pc, hint);
   struct stp_cfi_file *f;
   uint32_t key;
   if (e) {
@@ -239,7 +245,7 @@ static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm
   uint64_t rel, bias = 0;
   int64_t idx;
   uint32_t key, first, file_id = 0;
-  int where = stp__pc_file(vm, r->pc, &file_id, &bias, &f);
+  int where = stp__pc_file(vm, r->pc, &file_id, &bias, &f, &((struct stp_uwalk *)r)->vma_hint);
   *in_code = where != 0;
   if (where != 1 || !f)
     return 0;
@@ -375,6 +381,7 @@ static __always_inline void stp__uwalk(struct stp_common *k)
     k->uw.regs.fp_valid = 1;
     k->uw.regs.exact_pc = 1;
     k->uw.win_ok = 0;
+    k->uw.vma_hint = 0;
     k->uw.pcs[0] = ip;
     k->uw.hash = stp_fnv_u64(k->uw.hash, ip);
     k->uw.n = 1;

@@ -157,6 +157,7 @@ struct stp_uwalk {
   uint64_t win_lo;             /* stack bytes [win_lo, win_lo + STP_UWIN) are in win[] */
   uint64_t win_ok;
   char win[STP_UWIN + 16];
+  uint64_t vma_hint;           /* index of the mapping the last frame was in */
 #endif
 };
 
