@@ -326,7 +326,7 @@ STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw)
   } else if (!in_code) {
     /* Not code: a corrupt return address, or a callee-saved rbp taken for a frame. Never
      * guess past it. */
-    uw->stop = STP_STOP_NO_TABLE;
+    uw->stop = STP_STOP_BAD_FRAME;
     return 1;
   } else {
     ok = stp__fp_fallback(&uw->regs, &stop);

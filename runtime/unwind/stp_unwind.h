@@ -25,7 +25,8 @@ enum stp_unwind_stop {
   STP_STOP_DEPTH = 1,       /* MAXBACKTRACE frames */
   STP_STOP_READ_FAULT = 2,  /* a frame's memory could not be read */
   STP_STOP_BAD_FRAME = 3,   /* the next frame is not above this one on the stack, misaligned, or
-                               beyond STP_STACK_SPAN: a frame pointer that is not one */
+                               beyond STP_STACK_SPAN (a frame pointer that is not one), or its
+                               pc is in no executable mapping (a corrupt return address) */
   STP_STOP_NO_USER = 4,     /* no user registers: kernel thread, or a probe with no user context */
   STP_STOP_NO_TABLE = 5,    /* (DWARF walk) no unwind table for the pc */
   STP_STOP_INVALID_ROW = 6, /* (DWARF walk) the CFI rule cannot be evaluated here */
@@ -35,7 +36,7 @@ enum stp_unwind_stop {
 
 /* Names for -v and the exit summary (index: enum stp_unwind_stop). */
 #define STP_UNWIND_STOP_NAMES                                                          \
-  { "end of stack", "depth limit (MAXBACKTRACE)", "read fault", "bad frame pointer",     \
+  { "end of stack", "depth limit (MAXBACKTRACE)", "read fault", "bad frame",             \
     "no user registers", "no unwind table", "invalid unwind row", "untrusted register" }
 
 #endif /* STP_UNWIND_H */

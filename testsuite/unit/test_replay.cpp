@@ -197,7 +197,7 @@ Walk walk(const Snapshot& s, const std::vector<Mapping>& maps) {
       if (ok) w.by_kind[row->cfa_kind & 7]++;
     } else if (!mapping_of(maps, r.pc)) {
       // As stp_uwalk_frame: a pc in no executable mapping stops the walk (no fp guess).
-      w.stop = STP_STOP_NO_TABLE;
+      w.stop = STP_STOP_BAD_FRAME;
       break;
     } else {
       ok = fp_fallback(&r, &stop);
@@ -662,7 +662,7 @@ TEST_CASE("replay: a corrupted return address ends the exact walk there", "[repl
   CHECK(bad.exact == kCorrupt + 1);
   CHECK(bad.pcs.size() == kCorrupt + 1);
   CHECK(bad.fp_frames == 0);
-  CHECK(bad.stop == STP_STOP_NO_TABLE);
+  CHECK(bad.stop == STP_STOP_BAD_FRAME);
   report("[replay] corrupted RA at frame %zu: %zu frames (%zu past it), %s\n",
               kCorrupt, bad.pcs.size(), bad.pcs.size() - kCorrupt - 1, kStopNames[bad.stop & 7]);
 }
@@ -673,7 +673,7 @@ TEST_CASE("replay: a corrupted return address ends the exact walk there", "[repl
 // object), so the fallback reads a "frame record" out of that object and invents frames (seen with
 // the real rbp of the case above when it runs after the others). Here rbp points at such a record
 // deterministically. Fix: take the fp fallback only for a pc inside an executable mapping without a
-// table (JIT code); a pc outside every executable mapping stops with STP_STOP_NO_TABLE (BPF: when
+// table (JIT code); a pc outside every executable mapping stops with STP_STOP_BAD_FRAME (BPF: when
 // neither stp__vma_find nor bpf_find_vma finds a VMA, or the VMA is not VM_EXEC).
 TEST_CASE("replay: a corrupted return address never yields frames libunwind did not report",
           "[replay]") {
@@ -686,5 +686,5 @@ TEST_CASE("replay: a corrupted return address never yields frames libunwind did 
   s.rbp = obj;
   Walk bad = walk(s, maps);
   CHECK(bad.pcs.size() == kCorrupt + 1);
-  CHECK(bad.stop == STP_STOP_NO_TABLE);
+  CHECK(bad.stop == STP_STOP_BAD_FRAME);
 }
