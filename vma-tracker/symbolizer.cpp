@@ -34,6 +34,7 @@ struct ElfFile::Impl {
   Dwfl_Module* mod = nullptr;
   // Every FDE's bounds in the mapped file (.eh_frame, .debug_frame), read once at load.
   std::vector<FdeRange> fdes;
+  std::mutex src_mu;
   ~Impl() {
     if (dwfl) dwfl_end(dwfl);
   }
@@ -68,6 +69,19 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }
 
 }  // namespace
+
+bool ElfFile::source_line(uint64_t vaddr, std::string& file, int& line) const {
+  if (!impl_ || !impl_->mod) return false;
+  std::lock_guard<std::mutex> lock(impl_->src_mu);  // libdw caches line tables unlocked
+  Dwfl_Line* l = dwfl_module_getsrc(impl_->mod, vaddr);
+  if (!l) return false;
+  int ln = 0;
+  const char* src = dwfl_lineinfo(l, nullptr, &ln, nullptr, nullptr, nullptr);
+  if (!src || ln <= 0) return false;
+  file = src;
+  line = ln;
+  return true;
+}
 
 bool ElfFile::lookup(uint64_t vaddr, SymbolHit& out) const {
   auto it = std::upper_bound(syms_.begin(), syms_.end(), vaddr,

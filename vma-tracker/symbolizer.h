@@ -43,6 +43,9 @@ class ElfFile {
   // Where the symbols came from: "symtab", "dynsym", "minidebuginfo", or a debug file's path.
   const std::string& symbol_source() const { return symbol_source_; }
   size_t symbol_count() const { return syms_.size(); }
+  // Source file and line of file vaddr `vaddr` from DWARF line tables (the file's own or its
+  // separate debug file); false without debuginfo. For print_ubacktrace_fileline.
+  bool source_line(uint64_t vaddr, std::string& file, int& line) const;
 
  private:
   friend class Symbolizer;

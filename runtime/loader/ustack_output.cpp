@@ -64,7 +64,8 @@ int UserStacks::pick_pid(int pid, uint64_t pc, uint64_t t_ns) {
   return 0;
 }
 
-UserStacks::Resolved UserStacks::resolve(int pid, uint64_t pc, uint64_t t_ns, bool caller) {
+UserStacks::Resolved UserStacks::resolve(int pid, uint64_t pc, uint64_t t_ns, bool caller,
+                                         bool want_line) {
   Resolved r;
   pid = pick_pid(pid, pc, t_ns);
   if (!pid) return r;
@@ -90,6 +91,10 @@ UserStacks::Resolved UserStacks::resolve(int pid, uint64_t pc, uint64_t t_ns, bo
   // "returned to" at its first byte (glibc pads a nop before it for CFI lookups).
   bool found = f->lookup(vaddr, hit) && (!caller || hit.offset == 0);
   if (!found && caller && vaddr) found = f->lookup(vaddr - 1, hit);
+  std::string file;
+  int line = 0;
+  if (want_line && f->source_line(caller && vaddr ? vaddr - 1 : vaddr, file, line))
+    r.src = file + ":" + std::to_string(line);
   if (found) {
     r.have_symbol = true;
     r.symbol = hit.name;
@@ -117,10 +122,10 @@ std::string UserStacks::format_one(const Resolved& r, uint64_t pc, int flags, bo
       return hex(pc) + " [" + basename_of(r.module) + "+" + hex(r.mod_offset) + "]\n";
     return hex(pc) + "\n";
   }
-  // _STP_SYM_FULL (with or without _STP_SYM_LINENUMBER: no line tables yet)
+  // _STP_SYM_FULL; with _STP_SYM_LINENUMBER " at FILE:LINE" before the module when known
   if (r.have_symbol)
-    return " " + hex(pc) + " : " + r.symbol + "+" + hex(r.offset) + "/" + hex(r.size) + " [" +
-           r.module + "]" + ex + "\n";
+    return " " + hex(pc) + " : " + r.symbol + "+" + hex(r.offset) + "/" + hex(r.size) +
+           (r.src.empty() ? "" : " at " + r.src) + " [" + r.module + "]" + ex + "\n";
   if (r.have_module)
     return " " + hex(pc) + " [" + r.module + "+" + hex(r.mod_offset) + "/" + hex(r.mod_size) + "]" +
            ex + "\n";
@@ -143,7 +148,7 @@ std::string UserStacks::format_frames(int pid, uint64_t t_ns, const std::vector<
         continue;
       }
     }
-    Resolved r = resolve(pid, pc, t_ns, i > 0);
+    Resolved r = resolve(pid, pc, t_ns, i > 0, (flags & _STP_SYM_LINENUMBER) != 0);
     if (frames[i].inexact && !r.in_text) {
       // A frame-pointer walk through code that does not keep one reads garbage: a "return
       // address" outside all code ends the stack rather than printing an invented frame.

@@ -61,8 +61,9 @@ class UserStacks {
     std::string symbol;
     uint64_t offset = 0, size = 0;          // symbol offset/size
     uint64_t mod_offset = 0, mod_size = 0;  // within the module's mappings
+    std::string src;                        // "FILE:LINE" when asked and known
   };
-  Resolved resolve(int pid, uint64_t pc, uint64_t t_ns, bool caller);
+  Resolved resolve(int pid, uint64_t pc, uint64_t t_ns, bool caller, bool want_line = false);
   int pick_pid(int pid, uint64_t pc, uint64_t t_ns);
   std::string format_frames(int pid, uint64_t t_ns, const std::vector<Frame>& frames, int flags);
   std::string format_one(const Resolved& r, uint64_t pc, int flags, bool inexact);

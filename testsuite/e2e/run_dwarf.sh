@@ -32,6 +32,10 @@ t "chain: every frame = libunwind's, through libc to _start, none inexact" 0 '' 
 t "chain: symbols = readelf's" 0 '' '' -- \
   $CHECK chain "$T_TMP/chain.out" "$T_TMP/chain.prog" "$P" chain_12 main
 
+runp "fileline: run" "$T_TMP/fl.prog" "$UKSTAP" -o "$T_TMP/fl.out" \
+  -e 'probe syscall.getppid { if (pid() == target()) print_ubacktrace_fileline() }' -c "$P chain"
+t "print_ubacktrace_fileline: FILE:LINE = addr2line's" 0 '' '' -- $CHECK fileline "$T_TMP/fl.out" "$P"
+
 runp "thread: run" "$T_TMP/thr.prog" "$UKSTAP" -o "$T_TMP/thr.out" -d "$P" --ldd -e "$GETPPID" -c "$P threads"
 t "thread: every frame = libunwind's, through start_thread and clone3" 0 '' '' -- \
   $CHECK exact "$T_TMP/thr.out" "$T_TMP/thr.prog"

@@ -12,6 +12,7 @@ usage: ustack_check.py chain UKSTAP_OUT PROG_OUT BINARY FIRST_FUNC OUTER_FUNC
          (as chain; functions without a symbol must be sub_<their start in the twin>)
        ustack_check.py exact UKSTAP_OUT PROG_OUT   (DWARF walk: all frames = libunwind's, none inexact)
        ustack_check.py callsites UKSTAP_OUT MIN  (timer samples: return addresses follow calls)
+       ustack_check.py fileline UKSTAP_OUT BINARY  (print_ubacktrace_fileline vs addr2line)
        ustack_check.py symbols UKSTAP_OUT     (every frame of every stack has a symbol, and the
                                                symbol+offset agrees with readelf's table)
 Prints one line per problem; exit status 0 when there is none.
@@ -218,6 +219,31 @@ def check_callsites(ukstap_out, min_checked):
     return problems
 
 
+def check_fileline(ukstap_out, binary):
+    """' at FILE:LINE' of the frames in BINARY = what binutils' addr2line says for the same
+    address (pc-1 for return addresses)."""
+    problems, checked = [], 0
+    line_re = re.compile(r"^ 0x([0-9a-f]+) : (\S+)\+0x([0-9a-f]+)/0x[0-9a-f]+ at (\S+):(\d+) \[(.+?)\]")
+    for i, line in enumerate(open(ukstap_out).read().splitlines()):
+        m = line_re.match(line)
+        if not m or m.group(6) != binary:
+            continue
+        starts = [a for (a, n) in symbols(binary) if n == m.group(2)]
+        if not starts:
+            continue
+        vaddr = starts[0] + int(m.group(3), 16) - (1 if i > 0 else 0)
+        out = subprocess.run(["addr2line", "-e", binary, hex(vaddr)], capture_output=True,
+                             text=True).stdout.strip().split(" ")[0]
+        want = out.rsplit("/", 1)[-1]
+        got = "%s:%s" % (m.group(4).rsplit("/", 1)[-1], m.group(5))
+        checked += 1
+        if got != want:
+            problems.append("frame %d: ukstap %s, addr2line %s" % (i, got, want))
+    if checked < 5:
+        problems.append("only %d frames with a line to check" % checked)
+    return problems
+
+
 def check_symbols(ukstap_out):
     problems = []
     for s, fr in enumerate(stacks(open(ukstap_out).read())):
@@ -237,6 +263,8 @@ def main():
         problems = check_exact(*sys.argv[2:])
     elif cmd == "callsites":
         problems = check_callsites(*sys.argv[2:])
+    elif cmd == "fileline":
+        problems = check_fileline(*sys.argv[2:])
     elif cmd == "symbols":
         problems = check_symbols(sys.argv[2])
     else:
