@@ -11,6 +11,10 @@
 //        same_value              -> *nops == 0, *ops == nullptr (also rbp/rbx... never mentioned:
 //                                   libdw's x86_64 ABI rules make callee-saved regs same_value)
 //        expression E            -> { DW_OP_call_frame_cfa, E... } (an internal array)
+// and for aarch64 the same forms (DW_OP_bregx 31 for sp); its ABI CFI makes x29/x30 same_value
+// at function entry, so a leaf's RA column 30 is "same value" = still in the link register.
+// libdw ignores DW_CFA_AARCH64_negate_ra_state (0x2d, the GNU_window_save opcode): the signed-RA
+// ranges are found here by scanning the FDEs' instructions (pac_ranges).
 #include "vma-tracker/table_compiler.h"
 
 #include <dwarf.h>
@@ -25,15 +29,26 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <map>
 #include <memory>
 
+#include "arch/stp_arch_arm64.h"
+#include "arch/stp_arch_x86_64.h"
 #include "vma-tracker/fde_ranges.h"
 
 namespace ukstap::unwind {
 
 namespace {
 
-constexpr int kFp = 6, kSp = 7, kRa = 16;  // x86_64 DWARF register numbers
+// The DWARF registers the rows describe, per e_machine.
+struct Arch {
+  int fp, sp, ra;
+  bool arm64;
+};
+constexpr Arch kX86_64{STP_X86_64_DWARF_FP, STP_X86_64_DWARF_SP, STP_X86_64_DWARF_RA, false};
+constexpr Arch kArm64{STP_ARM64_DWARF_FP, STP_ARM64_DWARF_SP, STP_ARM64_DWARF_RA, true};
+constexpr int kSp = STP_X86_64_DWARF_SP, kFp = STP_X86_64_DWARF_FP, kRa = STP_X86_64_DWARF_RA;
 
 // An open ELF file with its descriptor; the CFI handles borrow from it.
 struct ElfHandle {
@@ -133,33 +148,45 @@ stp_cfi_row classify_signal(Dwarf_Frame* f) {
 }
 
 // One libdw row as a stp_cfi_row (pc not set).
-stp_cfi_row classify(Dwarf_Frame* f, bool signal) {
-  if (signal) return classify_signal(f);
+stp_cfi_row classify(Dwarf_Frame* f, bool signal, const Arch& a) {
+  // arm64 signal frames (the vDSO's __kernel_rt_sigreturn) have another layout: not supported.
+  if (signal) return a.arm64 ? invalid(STP_INV_SIGNAL) : classify_signal(f);
   Dwarf_Op mem[3], *ops;
   size_t n;
 
   // RA first: undefined RA marks the outermost frame whatever the CFA says.
-  if (dwarf_frame_register(f, kRa, mem, &ops, &n) != 0) return invalid(STP_INV_RA_RULE);
+  if (dwarf_frame_register(f, a.ra, mem, &ops, &n) != 0) return invalid(STP_INV_RA_RULE);
   int64_t ra_off = 0;
   if (n == 0 && ops == mem) {
     stp_cfi_row r{};
     r.cfa_kind = STP_CFA_STOP;
     return r;
   }
-  if (!cfa_offset(ops, n, ra_off) || ra_off != -8) return invalid(STP_INV_RA_RULE);
-
   stp_cfi_row r{};
+  unsigned ra_kind = STP_RA_CFA_M8;
+  if (a.arm64 && n == 0) {
+    ra_kind = STP_RA_LR;  // same value: the RA is still in x30
+  } else if (!cfa_offset(ops, n, ra_off)) {
+    return invalid(STP_INV_RA_RULE);
+  } else if (a.arm64) {
+    if (!fits16(ra_off)) return invalid(STP_INV_OFFSET);
+    ra_kind = STP_RA_CFA_OFF;
+    r.ra_off = (int16_t)ra_off;
+  } else if (ra_off != -8) {
+    return invalid(STP_INV_RA_RULE);
+  }
+
   Dwarf_Op* cfa;
   size_t ncfa;
   int reg, lit;
   int64_t off = 0;
   if (dwarf_frame_cfa(f, &cfa, &ncfa) != 0 || ncfa == 0) return invalid(STP_INV_NO_CFA);
   if (ncfa == 1 && breg(cfa[0], reg, off)) {
-    if (reg != kSp && reg != kFp) return invalid(STP_INV_CFA_REG);
-    r.cfa_kind = reg == kSp ? STP_CFA_SP : STP_CFA_FP;
-  } else if (ncfa == 2 && breg(cfa[0], reg, off) && reg == kSp && cfa[1].atom == DW_OP_deref) {
+    if (reg != a.sp && reg != a.fp) return invalid(STP_INV_CFA_REG);
+    r.cfa_kind = reg == a.sp ? STP_CFA_SP : STP_CFA_FP;
+  } else if (ncfa == 2 && breg(cfa[0], reg, off) && reg == a.sp && cfa[1].atom == DW_OP_deref) {
     r.cfa_kind = STP_CFA_DEREF;
-  } else if (plt_expression(cfa, ncfa, lit)) {
+  } else if (!a.arm64 && plt_expression(cfa, ncfa, lit)) {  // x86_64's lazy-binding PLT
     r.cfa_kind = STP_CFA_PLT;
     off = lit;
   } else {
@@ -168,22 +195,222 @@ stp_cfi_row classify(Dwarf_Frame* f, bool signal) {
   if (!fits16(off)) return invalid(STP_INV_OFFSET);
   r.cfa_off = (int16_t)off;
 
-  if (dwarf_frame_register(f, kFp, mem, &ops, &n) != 0) return invalid(STP_INV_FP_RULE);
+  unsigned fp_kind;
+  if (dwarf_frame_register(f, a.fp, mem, &ops, &n) != 0) return invalid(STP_INV_FP_RULE);
   if (n == 0) {
-    r.fp_kind = ops ? STP_FP_UNDEFINED : STP_FP_SAME;
+    fp_kind = ops ? STP_FP_UNDEFINED : STP_FP_SAME;
   } else if (cfa_offset(ops, n, off)) {
     if (!fits16(off)) return invalid(STP_INV_OFFSET);
-    r.fp_kind = STP_FP_CFA_OFF;
+    fp_kind = STP_FP_CFA_OFF;
     r.fp_off = (int16_t)off;
   } else {
     return invalid(STP_INV_FP_RULE);
   }
+  r.fp_kind = STP_FP_RA_KIND(fp_kind, ra_kind);
   return r;
 }
 
 bool same_rule(const stp_cfi_row& a, const stp_cfi_row& b) {
   return a.cfa_kind == b.cfa_kind && a.fp_kind == b.fp_kind && a.cfa_off == b.cfa_off &&
-         a.fp_off == b.fp_off;
+         a.fp_off == b.fp_off && a.ra_off == b.ra_off;
+}
+
+// ---- AArch64 pointer authentication: where the RA is signed ----
+//
+// DW_CFA_AARCH64_negate_ra_state toggles RA_SIGN_STATE (saved/restored by remember/restore
+// _state) after `paciasp`/`pacibsp`, back after `autiasp`. Where it is set the RA (in x30 or
+// on the stack) has a PAC in its top bits; the rows there become INVALID (PAC). Stripping the
+// PAC would need the task's VA size (TCR_EL1.T0SZ, 48 or 52 bits) — not guessed. The 'B'
+// augmentation only selects the B key; it signs nothing by itself, so it is not a criterion.
+
+constexpr uint8_t kNegateRaState = 0x2d;  // DW_CFA_AARCH64_negate_ra_state
+
+bool uleb(const uint8_t*& p, const uint8_t* e, uint64_t& v) {
+  v = 0;
+  for (int sh = 0; p < e && sh < 64; sh += 7) {
+    uint8_t b = *p++;
+    v |= (uint64_t)(b & 0x7f) << sh;
+    if (!(b & 0x80)) return true;
+  }
+  return false;
+}
+
+// Fixed-size DW_EH_PE value (the forms toolchains emit for FDE addresses); pcrel uses `here`.
+bool encoded(const uint8_t*& p, const uint8_t* e, uint8_t enc, uint64_t here, uint64_t& out) {
+  static const int size[16] = {8, 0, 2, 4, 8, 0, 0, 0, 0, 0, 2, 4, 8};
+  int n = size[enc & 0x0f];
+  if (enc == DW_EH_PE_omit || n == 0 || p + n > e || (enc & 0x70 & ~DW_EH_PE_pcrel)) return false;
+  uint64_t v = 0;
+  std::memcpy(&v, p, (size_t)n);  // little-endian hosts and targets
+  if ((enc & 0x08) && n < 8 && (v >> (8 * n - 1)) & 1) v |= ~0ull << (8 * n);
+  p += n;
+  out = (enc & 0x70) == DW_EH_PE_pcrel ? v + here : v;
+  return true;
+}
+
+struct PacScan {
+  uint64_t loc = 0;
+  uint64_t caf = 1;       // code alignment factor
+  uint8_t enc = 0;        // FDE pointer encoding (DW_CFA_set_loc)
+  bool on = false;        // RA signed from `since` on
+  uint64_t since = 0;
+  unsigned stack = 0;     // remember_state stack of sign states, as bits
+  unsigned depth = 0;
+  std::vector<sym::FdeRange>* out = nullptr;
+  void toggle() {
+    if (on && loc > since) out->push_back({since, loc});
+    on = !on;
+    since = loc;
+  }
+  void advance(uint64_t to) {
+    if (on && to != loc) {  // close the signed run at each advance so ranges stay exact
+      out->push_back({since, to});
+      since = to;
+    }
+    loc = to;
+  }
+  // Runs one CFA program; false when it holds something this scan does not decode (the
+  // caller then treats the whole FDE as signed: never unwind through unknown PAC state).
+  bool run(const uint8_t* p, const uint8_t* e) {
+    uint64_t a, b;
+    while (p < e) {
+      uint8_t op = *p++, hi = op & 0xc0, lo = op & 0x3f;
+      if (hi == DW_CFA_advance_loc) { advance(loc + lo * caf); continue; }
+      if (hi == DW_CFA_offset) { if (!uleb(p, e, a)) return false; continue; }
+      if (hi == DW_CFA_restore) continue;
+      switch (op) {
+        case DW_CFA_nop: case DW_CFA_remember_state:
+          if (op == DW_CFA_remember_state) {
+            if (depth >= 31) return false;
+            stack = (stack << 1) | on, ++depth;
+          }
+          break;
+        case DW_CFA_restore_state:
+          if (!depth) return false;
+          if (((stack & 1) != 0) != on) toggle();
+          stack >>= 1, --depth;
+          break;
+        case kNegateRaState: toggle(); break;
+        case DW_CFA_set_loc: {
+          uint64_t to;
+          if (!encoded(p, e, enc, 0, to)) return false;
+          advance(to);
+          break;
+        }
+        case DW_CFA_advance_loc1: if (p + 1 > e) return false; advance(loc + p[0] * caf); p += 1; break;
+        case DW_CFA_advance_loc2: {
+          uint16_t d; if (p + 2 > e) return false; std::memcpy(&d, p, 2); p += 2;
+          advance(loc + d * caf); break;
+        }
+        case DW_CFA_advance_loc4: {
+          uint32_t d; if (p + 4 > e) return false; std::memcpy(&d, p, 4); p += 4;
+          advance(loc + d * caf); break;
+        }
+        case DW_CFA_offset_extended: case DW_CFA_register: case DW_CFA_def_cfa:
+        case DW_CFA_offset_extended_sf: case DW_CFA_def_cfa_sf: case DW_CFA_val_offset:
+        case DW_CFA_val_offset_sf: case DW_CFA_GNU_negative_offset_extended:
+          if (!uleb(p, e, a) || !uleb(p, e, b)) return false;
+          break;
+        case DW_CFA_restore_extended: case DW_CFA_undefined: case DW_CFA_same_value:
+        case DW_CFA_def_cfa_register: case DW_CFA_def_cfa_offset: case DW_CFA_def_cfa_offset_sf:
+        case DW_CFA_GNU_args_size:
+          if (!uleb(p, e, a)) return false;  // sleb operands skip the same way
+          break;
+        case DW_CFA_def_cfa_expression:
+          if (!uleb(p, e, a) || a > (uint64_t)(e - p)) return false;
+          p += a;
+          break;
+        case DW_CFA_expression: case DW_CFA_val_expression:
+          if (!uleb(p, e, b) || !uleb(p, e, a) || a > (uint64_t)(e - p)) return false;
+          p += a;
+          break;
+        default: return false;
+      }
+    }
+    return true;
+  }
+};
+
+// The [start, end) ranges of `elf`'s FDEs where the RA is signed (aarch64 only).
+void pac_ranges(Elf* elf, std::vector<sym::FdeRange>& out) {
+  size_t shstrndx = 0;
+  const unsigned char* ident = reinterpret_cast<const unsigned char*>(elf_getident(elf, nullptr));
+  if (!ident || elf_getshdrstrndx(elf, &shstrndx) != 0) return;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    const char* name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : nullptr;
+    bool eh = name && std::strcmp(name, ".eh_frame") == 0;
+    if (!name || (!eh && std::strcmp(name, ".debug_frame") != 0) || sh.sh_type == SHT_NOBITS)
+      continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (!data || !data->d_buf) continue;
+    const uint8_t* base = static_cast<const uint8_t*>(data->d_buf);
+    struct Cie {
+      Dwarf_CIE cie;
+      uint8_t enc;
+      bool z;
+    };
+    std::map<Dwarf_Off, Cie> cies;
+    Dwarf_Off off = 0, next = 0;
+    for (int guard = 0; guard < 10000000; ++guard, off = next) {
+      Dwarf_CFI_Entry entry;
+      if (dwarf_next_cfi(ident, data, eh, off, &next, &entry) != 0) break;
+      if (entry.CIE_id == LIBDW_CIE_ID) {
+        Cie c{entry.cie, (uint8_t)DW_EH_PE_absptr, false};
+        const char* aug = entry.cie.augmentation;
+        c.z = aug && aug[0] == 'z';
+        if (c.z && entry.cie.augmentation_data) {  // find 'R' (FDE encoding) in the data
+          const uint8_t *d = entry.cie.augmentation_data, *de = d + entry.cie.augmentation_data_size;
+          for (const char* q = aug + 1; *q && d < de; ++q) {
+            if (*q == 'R') { c.enc = *d; break; }
+            if (*q == 'L') ++d;
+            else if (*q == 'P') {
+              uint8_t penc = *d++;
+              uint64_t ignored;
+              if (!encoded(d, de, penc & 0x0f, 0, ignored)) break;
+            }
+          }
+        }
+        cies[off] = c;
+        continue;
+      }
+      auto it = cies.find(entry.fde.CIE_pointer);
+      if (it == cies.end()) continue;
+      const Cie& c = it->second;
+      const uint8_t* p = entry.fde.start;
+      uint64_t start = 0, len = 0, auglen = 0;
+      if (!encoded(p, entry.fde.end, c.enc, sh.sh_addr + (uint64_t)(p - base), start) ||
+          !encoded(p, entry.fde.end, c.enc & 0x0f, 0, len) || len == 0 || start == 0)
+        continue;
+      if (c.z && (!uleb(p, entry.fde.end, auglen) || auglen > (uint64_t)(entry.fde.end - p)))
+        continue;
+      p += c.z ? auglen : 0;
+      PacScan s;
+      s.loc = start;
+      s.caf = c.cie.code_alignment_factor;
+      s.enc = (uint8_t)(c.enc & 0x0f);
+      s.out = &out;
+      size_t mark = out.size();
+      bool ok = s.run(c.cie.initial_instructions, c.cie.initial_instructions_end);
+      s.loc = start, s.since = start;
+      ok = ok && s.run(p, entry.fde.end);
+      if (!ok) {
+        out.resize(mark);
+        out.push_back({start, start + len});
+      } else if (s.on && start + len > s.since) {
+        out.push_back({s.since, start + len});
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const sym::FdeRange& a, const sym::FdeRange& b) { return a.start < b.start; });
+}
+
+bool overlaps(const std::vector<sym::FdeRange>& sorted, uint64_t lo, uint64_t hi) {
+  auto it = std::upper_bound(sorted.begin(), sorted.end(), lo,
+                             [](uint64_t v, const sym::FdeRange& r) { return v < r.start; });
+  if (it != sorted.begin() && std::prev(it)->end > lo) return true;
+  return it != sorted.end() && it->start < hi;
 }
 
 // The separate debug file by build-id (/usr/lib/debug/.build-id/xx/rest.debug), for its
@@ -233,7 +460,7 @@ void count(CfiTable& t) {
   std::fill(std::begin(s.by_reason), std::end(s.by_reason), 0);
   for (const auto& r : t.rows) {
     bool gap = r.cfa_kind == STP_CFA_INVALID && r.fp_off == STP_INV_NO_FDE;
-    if (r.cfa_kind == STP_CFA_INVALID) ++s.by_reason[(unsigned)r.fp_off & 7];
+    if (r.cfa_kind == STP_CFA_INVALID) ++s.by_reason[(unsigned)r.fp_off & 15];
     if (gap) continue;
     ++s.rows;
     ++s.by_kind[r.cfa_kind & 7];
@@ -253,10 +480,11 @@ bool compile_cfi(const std::string& path, CfiTable& out, std::string& why) {
     return false;
   }
   GElf_Ehdr eh;
-  if (!gelf_getehdr(file.elf, &eh) || eh.e_machine != EM_X86_64) {
-    why = "not an x86_64 ELF file";
+  if (!gelf_getehdr(file.elf, &eh) || (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64)) {
+    why = "not an x86_64 or aarch64 ELF file";
     return false;
   }
+  const Arch& arch = eh.e_machine == EM_AARCH64 ? kArm64 : kX86_64;
 
   // .eh_frame, then .debug_frame (the file's own, else the build-id debug file's) where
   // .eh_frame has no FDE.
@@ -307,6 +535,13 @@ bool compile_cfi(const std::string& path, CfiTable& out, std::string& why) {
     return false;
   }
   out.stats.fdes = ranges.size() + out.stats.fdes_skipped;
+  std::vector<sym::FdeRange> pac;
+  if (arch.arm64) {
+    pac_ranges(file.elf, pac);
+    if (dbg && dbg != &file) pac_ranges(dbg->elf, pac);
+    std::sort(pac.begin(), pac.end(),
+              [](const sym::FdeRange& a, const sym::FdeRange& b) { return a.start < b.start; });
+  }
 
   auto push = [&](uint64_t pc, stp_cfi_row r) {
     r.pc = (uint32_t)(pc - out.base);
@@ -330,9 +565,11 @@ bool compile_cfi(const std::string& path, CfiTable& out, std::string& why) {
       Dwarf_Addr start = 0, end = 0;
       bool signal = false;
       dwarf_frame_info(frame, &start, &end, &signal);
-      push(pc, classify(frame, signal));
       // Malformed CFI can give a range that does not advance: finish the FDE as one row.
-      pc = end > pc ? std::min<uint64_t>(end, fde.end) : fde.end;
+      uint64_t next = end > pc ? std::min<uint64_t>(end, fde.end) : fde.end;
+      push(pc, !pac.empty() && overlaps(pac, pc, next) ? invalid(STP_INV_PAC)
+                                                       : classify(frame, signal, arch));
+      pc = next;
     }
     done = std::max(done, pc);
     if (i + 1 == ranges.size() || ranges[i + 1].start > done) push(done, invalid(STP_INV_NO_FDE));
@@ -355,9 +592,10 @@ const char* cfa_kind_name(unsigned kind) {
 }
 
 const char* invalid_reason_name(unsigned reason) {
-  static const char* names[] = {"no FDE",    "CFA register", "CFA expression", "RA rule",
-                                "fp rule",   "offset",       "no CFA",         "signal frame"};
-  return reason < 8 ? names[reason] : "?";
+  static const char* names[] = {"no FDE",  "CFA register", "CFA expression", "RA rule",
+                                "fp rule", "offset",       "no CFA",         "signal frame",
+                                "signed RA (PAC)"};
+  return reason < 9 ? names[reason] : "?";
 }
 
 std::string coverage_line(const std::string& name, const CfiTable& t) {
@@ -369,7 +607,7 @@ std::string coverage_line(const std::string& name, const CfiTable& t) {
   if (s.invalid) {
     line += " (" + std::to_string(s.invalid) + " invalid:";
     const char* sep = " ";
-    for (unsigned r = 1; r < 8; ++r)
+    for (unsigned r = 1; r < 16; ++r)
       if (s.by_reason[r]) {
         line += sep + std::to_string(s.by_reason[r]) + " " + invalid_reason_name(r);
         sep = ", ";

@@ -5,7 +5,8 @@
 // libdw interprets the CFI programs; this code only enumerates the FDEs (fde_ranges.h), asks
 // libdw for the rules of each row and classifies them into the few forms a stepper can evaluate.
 // Whatever does not fit becomes an INVALID row with a reason, so the walk stops there instead of
-// guessing. x86_64 only for now (DWARF regs rbp=6, rsp=7, RA=16).
+// guessing. x86_64 (DWARF regs rbp=6, rsp=7, RA=16) and aarch64 (x29, sp=31, RA column x30;
+// runtime/arch/): aarch64 rows use the RA kinds of stp_cfi.h (RA in x30 or at CFA+off).
 #pragma once
 
 #include <cstddef>
@@ -29,14 +30,14 @@ struct CfiTable {
     size_t rows = 0;          // code rows: rows.size() minus the STP_INV_NO_FDE gap rows
     size_t invalid = 0;       // code rows of kind STP_CFA_INVALID (gap rows not counted)
     size_t by_kind[8] = {};   // code rows by enum stp_cfa_kind
-    size_t by_reason[8] = {}; // INVALID rows by enum stp_cfi_invalid ([0]: the NO_FDE gap rows)
+    size_t by_reason[16] = {};  // INVALID rows by enum stp_cfi_invalid ([0]: the NO_FDE gap rows)
   } stats;
 };
 
 // Compiles the CFI of the ELF file at `path`. Where .eh_frame and .debug_frame both cover an
 // address, .eh_frame wins. Odd or corrupt CFI never fails the whole file: the affected rows are
 // INVALID with a reason. Returns false with a one-line `why` only when the file cannot be read
-// as ELF, is not x86_64, or its CFI spans more than 4 GiB (row pcs are 32-bit). A file without
+// as ELF, is neither x86_64 nor aarch64, or its CFI spans more than 4 GiB (row pcs are 32-bit). A file without
 // any CFI gives true, no rows and a `why`.
 bool compile_cfi(const std::string& path, CfiTable& out, std::string& why);
 

@@ -7,11 +7,15 @@
  * lowest FDE start), so rows of a file are shared by every process that maps it.
  *
  * A row says how to find the caller's frame from this one (x86_64 register names; arm64 maps
- * them in runtime/arch/):
+ * them in runtime/arch/: SP = sp, FP = x29, LR = x30):
  *   CFA      = SP + cfa_off | FP + cfa_off | the PLT expression | *(SP + cfa_off)
- *   RA       = *(CFA - 8)   (x86_64: every row the compiler accepts has it so)
+ *   RA       = *(CFA - 8)   (RA_CFA_M8: x86_64, every row its compiler accepts has it so)
+ *            | *(CFA + ra_off) (RA_CFA_OFF: arm64 after `stp x29, x30, [sp, #-16]!`)
+ *            | LR           (RA_LR: arm64 leaf/prologue/epilogue rows, the RA is still in x30)
  *   caller FP= FP (same value) | *(CFA + fp_off) | undefined
  *   caller SP= CFA
+ *   caller LR= undefined (x30 is clobbered by the call that made this frame; only the innermost
+ *              frame, or none, can have an RA_LR row)
  * Anything else is an INVALID row, which stops the walk with a reason: never a guessed frame.
  */
 #ifndef STP_CFI_H
@@ -36,6 +40,20 @@ enum stp_fp_kind {
   STP_FP_UNDEFINED = 2, /* not recoverable: a later rule that needs fp stops the walk */
 };
 
+/* Where the return address is. Kept in the high nibble of the row's fp_kind byte (the row stays
+ * 12 bytes and its layout unchanged): x86_64 rows have 0 there, which is RA_CFA_M8, so tables
+ * compiled before the field existed mean what they meant. Read fp_kind through the macros. */
+enum stp_ra_kind {
+  STP_RA_CFA_M8 = 0,    /* *(CFA - 8) */
+  STP_RA_CFA_OFF = 1,   /* *(CFA + ra_off) */
+  STP_RA_LR = 2,        /* the link register (stp_uregs.lr); a row whose frame needs an lr the
+                           context did not give (or that an earlier step left undefined) stops
+                           with STP_STOP_UNTRUSTED */
+};
+#define STP_ROW_FP_KIND(row) ((row)->fp_kind & 0x0f)
+#define STP_ROW_RA_KIND(row) ((row)->fp_kind >> 4)
+#define STP_FP_RA_KIND(fp, ra) ((uint8_t)((fp) | ((ra) << 4)))
+
 /* Why a row is INVALID (in fp_off when cfa_kind is STP_CFA_INVALID), for the coverage report. */
 enum stp_cfi_invalid {
   STP_INV_CFA_REG = 1,     /* CFA based on a register other than sp/fp */
@@ -46,16 +64,19 @@ enum stp_cfi_invalid {
   STP_INV_NO_CFA = 6,      /* libdw could not give a CFA */
   STP_INV_SIGNAL = 7,      /* a signal frame ('S') whose rules are not the x86_64 kernel's
                               rt_sigframe layout the SIGNAL stepper assumes (rsp at sp+160,
-                              rip at sp+168, rbp at sp+120) */
+                              rip at sp+168, rbp at sp+120); every arm64 signal frame */
+  STP_INV_PAC = 8,         /* arm64: the RA is signed here (pointer authentication, between
+                              DW_CFA_AARCH64_negate_ra_state toggles): the saved x30 carries a
+                              PAC in its top bits, and stripping it needs the task's VA size */
 };
 
 struct stp_cfi_row {
   uint32_t pc;        /* first file-relative pc (vaddr - table base) the row applies to */
   uint8_t cfa_kind;   /* enum stp_cfa_kind */
-  uint8_t fp_kind;    /* enum stp_fp_kind */
+  uint8_t fp_kind;    /* bits 0-3: enum stp_fp_kind; bits 4-7: enum stp_ra_kind (see above) */
   int16_t cfa_off;
   int16_t fp_off;     /* STP_FP_CFA_OFF: offset from CFA; INVALID rows: enum stp_cfi_invalid */
-  uint16_t pad;
+  int16_t ra_off;     /* STP_RA_CFA_OFF: offset from CFA; otherwise 0 (was padding) */
 };  /* 12 bytes */
 
 /* A row also ends where no FDE covers the next address: the compiler emits a row of kind

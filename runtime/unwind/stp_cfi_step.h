@@ -5,7 +5,8 @@
  * unwind/stp_fp_walk.h or this file, and may define STP_UNWIND_READ_REGS(r, dst, size, addr)
  * to read through a cache tied to the walk (the BPF module keeps a window of the stack: a
  * user-memory read costs ~200 ns in the kernel here, a window serves most frames with one).
- * Registers are x86_64's; runtime/arch/ maps others.
+ * Registers are x86_64's names; runtime/arch/ maps arm64's (fp = x29, lr = x30) and says which
+ * are trusted per probe context.
  *
  * Never invent a frame: every way a step can fail stops the walk with a reason
  * (enum stp_unwind_stop); the CFA must move up the stack and stay within STP_STACK_SPAN of the
@@ -30,6 +31,9 @@ struct stp_uregs {
   uint64_t sp0;        /* the leaf's sp: frames lie in [sp0, sp0 + STP_STACK_SPAN] */
   uint32_t fp_valid;   /* 0: fp was scrubbed (untrusted in this context) or is undefined */
   uint32_t exact_pc;   /* 1: pc is not a return address (leaf, or after a signal frame) */
+  uint64_t lr;         /* arm64 x30: the RA of an RA_LR row (x86_64 never reads it) */
+  uint32_t lr_valid;   /* 0: lr untrusted in this context, or undefined after a step */
+  uint32_t pad;
 };
 
 /* x86_64 rt_sigframe as __restore_rt sees it: sp points at the ucontext; uc_mcontext starts at
@@ -65,6 +69,7 @@ STP_UNWIND_INLINE int stp_cfi_step(const struct stp_cfi_row *row, struct stp_ure
                                    uint32_t *stop)
 {
   uint64_t cfa = 0, ra = 0, fp = r->fp;
+  uint32_t ra_kind = STP_ROW_RA_KIND(row);
 
   switch (row->cfa_kind) {
   case STP_CFA_SP:
@@ -102,6 +107,7 @@ STP_UNWIND_INLINE int stp_cfi_step(const struct stp_cfi_row *row, struct stp_ure
     r->sp = sp;
     r->fp = fp;
     r->fp_valid = 1;
+    r->lr_valid = 0;  /* x86_64 only: no lr in this layout */
     r->exact_pc = 1;  /* the interrupted instruction, not a return address */
     return 1;
   }
@@ -113,22 +119,34 @@ STP_UNWIND_INLINE int stp_cfi_step(const struct stp_cfi_row *row, struct stp_ure
     return 0;
   }
 
-  /* The caller's frame lies above this one: a CFA at or below sp is a bad rule or a loop. */
-  if (cfa <= r->sp || cfa > r->sp0 + STP_STACK_SPAN) {
+  /* The caller's frame lies above this one: a CFA at or below sp is a bad rule or a loop.
+   * Except an RA_LR frame (an arm64 leaf that pushed nothing: CFA = sp): the RA is not on the
+   * stack, and the step clears lr_valid, so it cannot repeat. */
+  if (cfa < r->sp || (cfa == r->sp && ra_kind != STP_RA_LR) || cfa > r->sp0 + STP_STACK_SPAN) {
     *stop = STP_STOP_BAD_FRAME;
     return 0;
   }
-  if (STP_UNWIND_READ_REGS(r, &ra, 8, cfa - 8)) {
+  if (ra_kind == STP_RA_LR) {
+    if (!r->lr_valid) {
+      *stop = STP_STOP_UNTRUSTED;
+      return 0;
+    }
+    ra = r->lr;
+  } else if (ra_kind > STP_RA_LR) {
+    *stop = STP_STOP_INVALID_ROW;
+    return 0;
+  } else if (STP_UNWIND_READ_REGS(r, &ra, 8,
+                                  ra_kind == STP_RA_CFA_OFF ? cfa + row->ra_off : cfa - 8)) {
     *stop = STP_STOP_READ_FAULT;
     return 0;
   }
-  if (row->fp_kind == STP_FP_CFA_OFF) {
+  if (STP_ROW_FP_KIND(row) == STP_FP_CFA_OFF) {
     if (STP_UNWIND_READ_REGS(r, &fp, 8, cfa + row->fp_off)) {
       *stop = STP_STOP_READ_FAULT;
       return 0;
     }
     r->fp_valid = 1;
-  } else if (row->fp_kind == STP_FP_UNDEFINED) {
+  } else if (STP_ROW_FP_KIND(row) == STP_FP_UNDEFINED) {
     r->fp_valid = 0;
   }
   if (ra == 0) {
@@ -139,6 +157,7 @@ STP_UNWIND_INLINE int stp_cfi_step(const struct stp_cfi_row *row, struct stp_ure
   r->sp = cfa;
   r->fp = fp;
   r->exact_pc = 0;
+  r->lr_valid = 0;  /* the caller's x30 was overwritten by the call that made this frame */
   return 1;
 }
 

@@ -1,0 +1,30 @@
+/* ukstap unwinder, x86_64: DWARF register numbers, the pt_regs mapping, per-context trust.
+ * (psABI "DWARF Register Number Mapping"; the table compiler and stp_cfi.h rows use these.) */
+#ifndef STP_ARCH_X86_64_H
+#define STP_ARCH_X86_64_H
+
+#include "arch/stp_arch_regs.h"
+
+#define STP_X86_64_DWARF_FP 6    /* rbp */
+#define STP_X86_64_DWARF_SP 7    /* rsp */
+#define STP_X86_64_DWARF_RA 16   /* the return-address column (a pseudo register: "rip") */
+#define STP_X86_64_HAS_LR 0      /* the RA is always in memory at CFA-8 after a call */
+
+/* pt_regs -> stp_uregs (BPF: bpf_tracing.h with __TARGET_ARCH_x86; these are the CO-RE reads
+ * the walk uses):
+ *   pc = PT_REGS_IP_CORE(r)  (regs->ip)
+ *   sp = PT_REGS_SP_CORE(r)  (regs->sp)
+ *   fp = PT_REGS_FP_CORE(r)  (regs->bp) */
+#define STP_X86_64_PT_PC(r) PT_REGS_IP_CORE(r)
+#define STP_X86_64_PT_SP(r) PT_REGS_SP_CORE(r)
+#define STP_X86_64_PT_FP(r) PT_REGS_FP_CORE(r)
+
+/* Trust per context (enum stp_uctx). Every context reads a complete user register frame:
+ * syscall entry (entry_SYSCALL_64 pushes all of pt_regs), the interrupt/NMI entry of a
+ * user-mode sample, the uprobe's int3 trap, and for a kernel-mode sample task_pt_regs(), the
+ * frame saved when the task entered the kernel — rbp included (it is callee-saved, pushed by
+ * PUSH_AND_CLEAR_REGS at every entry). So pc, sp and fp are trusted in all four. */
+#define STP_X86_64_TRUST_ALL (STP_UREG_PC | STP_UREG_SP | STP_UREG_FP)
+#define STP_X86_64_TRUST(ctx) ((ctx) < STP_UCTX_NR ? STP_X86_64_TRUST_ALL : 0)
+
+#endif /* STP_ARCH_X86_64_H */
