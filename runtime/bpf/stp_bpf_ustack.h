@@ -380,6 +380,8 @@ static __always_inline void stp__uwalk(struct stp_common *k)
     k->uw.regs.fp = PT_REGS_FP_CORE(r);
     k->uw.regs.fp_valid = 1;
     k->uw.regs.exact_pc = 1;
+    k->uw.regs.lr = 0;        /* x86_64 has no link register (runtime/arch/) */
+    k->uw.regs.lr_valid = 0;
     k->uw.win_ok = 0;
     k->uw.vma_hint = 0;
     k->uw.pcs[0] = ip;
