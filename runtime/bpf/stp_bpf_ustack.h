@@ -277,30 +277,6 @@ static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm
   return row;
 }
 
-/* A frame-pointer step from r (code without an unwind table, e.g. JIT code). */
-static __always_inline int stp__fp_fallback(struct stp_uregs *r, uint32_t *stop)
-{
-  struct stp_fp_state st;
-  uint64_t ra = 0, fp = r->fp;
-  if (!r->fp_valid) {
-    *stop = STP_STOP_NO_TABLE;
-    return 0;
-  }
-  st.fp = fp;
-  st.floor = r->sp;
-  st.ceiling = r->sp0 + STP_STACK_SPAN;
-  st.stop = STP_STOP_END;
-  if (!stp_fp_step(&st, &ra)) {
-    *stop = st.stop;
-    return 0;
-  }
-  r->pc = ra;
-  r->sp = fp + 16;
-  r->fp = st.fp;
-  r->exact_pc = 0;
-  return 1;
-}
-
 /* One frame of the walk. A global function: the verifier checks it once per program, not once
  * per print_ubacktrace() call site (it is the bulk of the walk's instructions). 0: a frame was
  * added; 1: the walk is over (uw->stop says why). */
@@ -329,7 +305,7 @@ STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw)
     uw->stop = STP_STOP_BAD_FRAME;
     return 1;
   } else {
-    ok = stp__fp_fallback(&uw->regs, &stop);
+    ok = stp_fp_fallback_step(&uw->regs, &stop);
     uw->inexact = 1;  /* this frame and all above it */
     uw->fp_frames++;
   }

@@ -16,6 +16,7 @@
 #define STP_CFI_STEP_H
 
 #include "unwind/stp_cfi.h"
+#include "unwind/stp_fp_walk.h"
 #include "unwind/stp_unwind.h"
 
 #ifndef STP_UNWIND_INLINE
@@ -158,6 +159,32 @@ STP_UNWIND_INLINE int stp_cfi_step(const struct stp_cfi_row *row, struct stp_ure
   r->fp = fp;
   r->exact_pc = 0;
   r->lr_valid = 0;  /* the caller's x30 was overwritten by the call that made this frame */
+  return 1;
+}
+
+/* A frame-pointer step from r, for executable memory without an unwind table (JIT code): the
+ * frames it finds are inexact (the caller marks them). */
+STP_UNWIND_INLINE int stp_fp_fallback_step(struct stp_uregs *r, uint32_t *stop)
+{
+  struct stp_fp_state st;
+  uint64_t ra = 0, fp = r->fp;
+  if (!r->fp_valid) {
+    *stop = STP_STOP_NO_TABLE;
+    return 0;
+  }
+  st.fp = fp;
+  st.floor = r->sp;
+  st.ceiling = r->sp0 + STP_STACK_SPAN;
+  st.stop = STP_STOP_END;
+  st.pad = 0;
+  if (!stp_fp_step(&st, &ra)) {
+    *stop = st.stop;
+    return 0;
+  }
+  r->pc = ra;
+  r->sp = fp + 16;
+  r->fp = st.fp;
+  r->exact_pc = 0;
   return 1;
 }
 

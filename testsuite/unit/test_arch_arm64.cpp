@@ -4,6 +4,7 @@
 // walked by the portable stepper over a fake stack laid out as the disassembled code would lay
 // it out. Without aarch64-linux-gnu-gcc (scripts/install-deps installs it) the compiled-object
 // tests warn and return; the hand-made-row tests always run.
+#include "test_util.h"
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -18,6 +19,10 @@
 #include "arch/stp_arch_arm64.h"
 #include "arch/stp_arch_x86_64.h"
 #include "vma-tracker/table_compiler.h"
+
+using ukstap::test::run;
+using ukstap::test::sh;
+using ukstap::test::TempDir;
 
 namespace {
 std::map<uint64_t, uint64_t> g_mem;  // fake user memory, 8-byte words; anything else faults
@@ -39,17 +44,6 @@ using ukstap::unwind::compile_cfi;
 using ukstap::unwind::find_row;
 
 namespace {
-
-std::string run(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
 
 bool have_cross() { return std::system("command -v aarch64-linux-gnu-gcc >/dev/null 2>&1") == 0; }
 

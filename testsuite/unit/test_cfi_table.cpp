@@ -4,6 +4,7 @@
 // PLT), for the same program with .debug_frame instead of .eh_frame, and for libc; the kernel
 // itself names __restore_rt (the sa_restorer glibc installs). Also: coverage of system files,
 // compile time, and corrupted .eh_frame data.
+#include "test_util.h"
 #include <dlfcn.h>
 #include <link.h>
 #include <signal.h>
@@ -28,30 +29,13 @@ using ukstap::unwind::CfiTable;
 using ukstap::unwind::compile_cfi;
 using ukstap::unwind::find_row;
 
+using ukstap::test::run;
+using ukstap::test::sh;
+using ukstap::test::TempDir;
+
 namespace {
 
 const char* const kLibc = "/lib/x86_64-linux-gnu/libc.so.6";
-
-std::string run(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/ukstap-cfi-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
-};
 
 // One row of readelf's interpreted table: the CFA, rbp and ra columns as printed ("" when the
 // FDE has no rbp column).

@@ -1,5 +1,6 @@
 // translator/probes/: built-in probe families, checked against independent truth (tracefs
 // directory listings, binutils readelf on binaries compiled here, hand-written formats).
+#include "test_util.h"
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -80,16 +81,8 @@ std::string vars_text(const ResolvedPoint& rp) {
   return out;
 }
 
-std::string run(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
+using ukstap::test::run;
+using ukstap::test::TempDir;
 
 // Root is needed for tracefs; CI=true means the test must run (and fail) anyway.
 bool can_use_tracefs() {
@@ -98,19 +91,6 @@ bool can_use_tracefs() {
   WARN("skipping: tracefs tests need root (set CI=true to force them)");
   return false;
 }
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/ukstap-probes-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-  std::string write(const std::string& name, const std::string& text) {
-    std::ofstream(path + "/" + name) << text;
-    return path + "/" + name;
-  }
-};
 
 // FUNC/IFUNC symbols (defined, non-zero value) of `file` per binutils readelf: .symtab if
 // present, else .dynsym -- the same rule, from an independent reader.

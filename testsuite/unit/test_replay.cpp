@@ -15,6 +15,7 @@
 // interposes on libgcc_s for every C++ throw (libstdc++'s __cxa_throw binds to it). The in-process
 // exception case therefore has libunwind.so.8's _Unwind_* frames on the stack; the helper program
 // (no -lunwind; it dlopens libunwind RTLD_LOCAL for the truth) covers libgcc_s's.
+#include "test_util.h"
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <libunwind.h>
@@ -41,6 +42,10 @@
 
 #include "vma-tracker/symbolizer.h"
 #include "vma-tracker/table_compiler.h"
+
+using ukstap::test::run;
+using ukstap::test::sh;
+using ukstap::test::TempDir;
 
 namespace {
 
@@ -141,29 +146,6 @@ const stp_cfi_row* lookup_row(const std::vector<Mapping>& maps, const stp_uregs&
   return row;
 }
 
-// stp__fp_fallback of the BPF header (which cannot be included natively).
-int fp_fallback(stp_uregs* r, uint32_t* stop) {
-  if (!r->fp_valid) {
-    *stop = STP_STOP_NO_TABLE;
-    return 0;
-  }
-  stp_fp_state st;
-  uint64_t ra = 0, fp = r->fp;
-  st.fp = fp;
-  st.floor = r->sp;
-  st.ceiling = r->sp0 + STP_STACK_SPAN;
-  st.stop = STP_STOP_END;
-  if (!stp_fp_step(&st, &ra)) {
-    *stop = st.stop;
-    return 0;
-  }
-  r->pc = ra;
-  r->sp = fp + 16;
-  r->fp = st.fp;
-  r->exact_pc = 0;
-  return 1;
-}
-
 struct Walk {
   std::vector<uint64_t> pcs, sps;  // per frame; sps[i] = sp of frame i (its RA was at sps[i]-8)
   uint32_t stop = STP_STOP_END, exact = 0, fp_frames = 0;
@@ -200,7 +182,7 @@ Walk walk(const Snapshot& s, const std::vector<Mapping>& maps) {
       w.stop = STP_STOP_BAD_FRAME;
       break;
     } else {
-      ok = fp_fallback(&r, &stop);
+      ok = stp_fp_fallback_step(&r, &stop);
       inexact = true;
       w.fp_frames++;
     }
@@ -390,26 +372,6 @@ int g_pipe = -1;
 }
 
 // ---------------------------------------------------------------------- the helper program
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/ukstap-replay-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-};
-
-std::string run(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
-
 // Built with -O2 -fomit-frame-pointer and without -lunwind, so C++ exceptions go through
 // libgcc_s's _Unwind_RaiseException; the same noexcept/terminate capture as above. Output:
 // "regs RIP RSP RBP", "truth N pcs...", "stack LEN" + hex bytes, then its /proc/self/maps.

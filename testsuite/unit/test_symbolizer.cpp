@@ -2,6 +2,7 @@
 // five ways (.symtab, .dynsym only, MiniDebugInfo, build-id debug file, .gnu_debuglink), libc,
 // and the vDSO. Truth comes from binutils (readelf symbol tables and frame dumps, nm), never
 // from the symbolizer.
+#include "test_util.h"
 #include <dlfcn.h>
 #include <link.h>
 #include <sys/auxv.h>
@@ -29,30 +30,11 @@ using ukstap::sym::ElfFile;
 using ukstap::sym::SymbolHit;
 using ukstap::sym::Symbolizer;
 
+using ukstap::test::run;
+using ukstap::test::sh;
+using ukstap::test::TempDir;
+
 namespace {
-
-std::string run(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
-
-bool sh(const std::string& cmd) { return std::system(cmd.c_str()) == 0; }
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/ukstap-sym-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
-};
 
 // One symbol as readelf prints it.
 struct RSym {
