@@ -88,17 +88,21 @@ bool decode(const unsigned char* rec, size_t size, SidebandRecord& r) {
     const char* s = reinterpret_cast<const char*>(body + off);
     return std::string(s, strnlen(s, body_len - off));
   };
+  // MMAP and MMAP2 start alike: u32 pid, tid; u64 addr, len, pgoff.
+  auto mmap_head = [&] {
+    r.kind = SidebandRecord::Kind::Mmap;
+    r.pid = static_cast<int>(load<uint32_t>(body));
+    r.tid = static_cast<int>(load<uint32_t>(body + 4));
+    r.addr = load<uint64_t>(body + 8);
+    r.len = load<uint64_t>(body + 16);
+    r.pgoff = load<uint64_t>(body + 24);
+  };
   switch (h.type) {
     case PERF_RECORD_MMAP2:
       // u32 pid, tid; u64 addr, len, pgoff; u32 maj, min; u64 ino, ino_generation;
       // u32 prot, flags; char filename[]
       if (body_len < 64) return false;
-      r.kind = SidebandRecord::Kind::Mmap;
-      r.pid = static_cast<int>(load<uint32_t>(body));
-      r.tid = static_cast<int>(load<uint32_t>(body + 4));
-      r.addr = load<uint64_t>(body + 8);
-      r.len = load<uint64_t>(body + 16);
-      r.pgoff = load<uint64_t>(body + 24);
+      mmap_head();
       if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
         r.maj = r.min = 0;  // a build-id instead of the file identity (attr.build_id; unused)
         r.ino = 0;
@@ -114,12 +118,7 @@ bool decode(const unsigned char* rec, size_t size, SidebandRecord& r) {
     case PERF_RECORD_MMAP:
       // u32 pid, tid; u64 addr, len, pgoff; char filename[]; only executable ones reach us.
       if (body_len < 32) return false;
-      r.kind = SidebandRecord::Kind::Mmap;
-      r.pid = static_cast<int>(load<uint32_t>(body));
-      r.tid = static_cast<int>(load<uint32_t>(body + 4));
-      r.addr = load<uint64_t>(body + 8);
-      r.len = load<uint64_t>(body + 16);
-      r.pgoff = load<uint64_t>(body + 24);
+      mmap_head();
       r.prot = PROT_READ | PROT_EXEC;
       r.filename = name_at(32);
       return true;

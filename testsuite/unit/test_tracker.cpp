@@ -417,9 +417,8 @@ TEST_CASE("read_proc_maps: spaces, (deleted), pseudo names", "[tracker]") {
 
 // ------------------------------------------------------------------------------ live
 
-TEST_CASE("live: a replaced mapping resolves by time, after the process exited", "[tracker]") {
-  if (!live_ok()) return;
-  Tracker tr;
+// A tracker whose targets are this test process and its children, started.
+static void start_for_self(Tracker& tr) {
   TargetSpec spec;
   spec.target_pid = getpid();
   tr.set_targets(spec);
@@ -427,6 +426,12 @@ TEST_CASE("live: a replaced mapping resolves by time, after the process exited",
   const bool started = tr.start(why);
   INFO(why);
   REQUIRE(started);
+}
+
+TEST_CASE("live: a replaced mapping resolves by time, after the process exited", "[tracker]") {
+  if (!live_ok()) return;
+  Tracker tr;
+  start_for_self(tr);
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
 
   int pfd[2];
@@ -492,13 +497,7 @@ TEST_CASE("live: a replaced mapping resolves by time, after the process exited",
 TEST_CASE("live: fork + exec, the new image's mappings after it exited", "[tracker]") {
   if (!live_ok()) return;
   Tracker tr;
-  TargetSpec spec;
-  spec.target_pid = getpid();
-  tr.set_targets(spec);
-  std::string why;
-  const bool started = tr.start(why);
-  INFO(why);
-  REQUIRE(started);
+  start_for_self(tr);
   const std::string parent_snap = slurp_file("/proc/self/maps");
 
   int pfd[2];
@@ -554,13 +553,7 @@ TEST_CASE("live: fork + exec, the new image's mappings after it exited", "[track
 TEST_CASE("live: a thread's tid resolves to its process's mappings", "[tracker]") {
   if (!live_ok()) return;
   Tracker tr;
-  TargetSpec spec;
-  spec.target_pid = getpid();
-  tr.set_targets(spec);
-  std::string why;
-  const bool started = tr.start(why);
-  INFO(why);
-  REQUIRE(started);
+  start_for_self(tr);
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
 
   int tid = 0;
@@ -597,13 +590,7 @@ TEST_CASE("live: the BPF mirror matches a live child's /proc/PID/maps", "[tracke
   INFO("bpf_map_create: " << std::strerror(errno));
   REQUIRE(map_fd >= 0);
   Tracker tr;
-  TargetSpec spec;
-  spec.target_pid = getpid();
-  tr.set_targets(spec);
-  std::string why;
-  const bool started = tr.start(why);
-  INFO(why);
-  REQUIRE(started);
+  start_for_self(tr);
   tr.mirror_to(map_fd);
 
   int up[2], down[2];
@@ -669,13 +656,7 @@ TEST_CASE("live: the BPF mirror matches a live child's /proc/PID/maps", "[tracke
 TEST_CASE("live: records wrapping around the end of the ring", "[tracker]") {
   if (!live_ok()) return;
   Tracker tr;
-  TargetSpec spec;
-  spec.target_pid = getpid();
-  tr.set_targets(spec);
-  std::string why;
-  const bool started = tr.start(why);
-  INFO(why);
-  REQUIRE(started);
+  start_for_self(tr);
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   // Two names of different lengths: record sizes that do not divide the ring, so some
   // records straddle its end. ~5,000 records of ~110 bytes pass through 256 KiB rings twice.
