@@ -105,7 +105,10 @@ bool ElfFile::lookup(uint64_t vaddr, SymbolHit& out) const {
   // lie, so it gets IDA's `sub_<start>` with the FDE's bounds. (Since s is the last symbol at or
   // below vaddr, s->start < fs also means no symbol starts in [fs, vaddr].)
   if (fde && (!s || s->start < fs)) {
-    out.name = "sub_" + hex(fs);
+    // Except the program's entry point: by the ELF convention every toolchain follows, the
+    // function there is _start (stripped programs keep no symbol for it), the frame every
+    // main-thread stack ends in.
+    out.name = program_entry_ && fs == program_entry_ ? "_start" : "sub_" + hex(fs);
     out.start = fs;
     out.offset = vaddr - fs;
     out.size = fe - fs;
@@ -199,13 +202,18 @@ std::unique_ptr<ElfFile> Symbolizer::Impl::load(const std::string& name, const s
   Elf* main_elf = dwfl_module_getelf(d.mod, &main_bias);
   d.fdes = read_fde_ranges(main_elf);
   size_t nph = 0;
+  bool has_interp = false;
   if (main_elf && elf_getphdrnum(main_elf, &nph) == 0) {
     for (size_t i = 0; i < nph; ++i) {
       GElf_Phdr ph;
-      if (gelf_getphdr(main_elf, int(i), &ph) && ph.p_type == PT_LOAD)
-        f->loads_.push_back({ph.p_vaddr, ph.p_offset, ph.p_filesz});
+      if (!gelf_getphdr(main_elf, int(i), &ph)) continue;
+      if (ph.p_type == PT_LOAD) f->loads_.push_back({ph.p_vaddr, ph.p_offset, ph.p_filesz});
+      if (ph.p_type == PT_INTERP) has_interp = true;
     }
   }
+  GElf_Ehdr eh;
+  if (main_elf && gelf_getehdr(main_elf, &eh) && (has_interp || eh.e_type == ET_EXEC))
+    f->program_entry_ = eh.e_entry;
 
   // Symbols, in libdwfl's order of preference: the main .symtab, else a separate debug file's
   // .symtab (build-id, then debuglink), else .dynsym plus the MiniDebugInfo .symtab.

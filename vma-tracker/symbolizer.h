@@ -54,6 +54,7 @@ class ElfFile {
   std::vector<Sym> syms_;                 // sorted by start, FUNC/OBJECT, de-duplicated
   struct Segment { uint64_t vaddr, offset, filesz; };
   std::vector<Segment> loads_;
+  uint64_t program_entry_ = 0;            // e_entry of a program (PT_INTERP or ET_EXEC), else 0
   struct Impl;                            // libdwfl handles (CFI for FDE bounds)
   std::unique_ptr<Impl> impl_;
 };

@@ -95,9 +95,27 @@ runp "ls: run" "$T_TMP/ls.prog" "$UKSTAP" -o "$T_TMP/ls.out" -d /bin/ls --ldd \
 t "ls: each stack starts at __getdents64 and ends at ls's _start" 0 '' '' -- bash -c "
   n=\$(grep -c '^syscall.getdents\$' '$T_TMP/ls.out')
   first=\$(grep -A1 '^syscall.getdents\$' '$T_TMP/ls.out' | grep -c ' : __getdents64+0x')
-  last=\$(awk '/^syscall/ {if (prev) print prev; prev=\"\"; next} {prev=\$0} END {print prev}' '$T_TMP/ls.out' | grep -c '/usr/bin/ls\]\$')
+  last=\$(awk '/^syscall/ {if (prev) print prev; prev=\"\"; next} {prev=\$0} END {print prev}' '$T_TMP/ls.out' | grep -c ' : _start+0x[0-9a-f]*/0x[0-9a-f]* \[/usr/bin/ls\]\$')
   [ \"\$n\" -ge 1 ] && [ \"\$first\" = \"\$n\" ] && [ \"\$last\" = \"\$n\" ] || { echo \"n=\$n first=\$first last=\$last\"; cat '$T_TMP/ls.out'; exit 1; }"
 t "ls: readdir64 and __libc_start_main are on the way, no frame is inexact or unnamed" 0 '' '' -- bash -c "
   grep -qE ' : _*readdir64\+0x' '$T_TMP/ls.out' && grep -q ' : __libc_start_main' '$T_TMP/ls.out' &&
   ! grep -q 'inexact' '$T_TMP/ls.out' && $CHECK symbols '$T_TMP/ls.out'"
+# C++ (-O2 -fomit-frame-pointer): a virtual call, a template chain and a std::function lambda;
+# a std::thread (libstdc++'s trampoline); exceptions in flight: a destructor run by the landing
+# pad, and std::terminate called by the personality routine inside libgcc_s's
+# _Unwind_RaiseException (__cxa_throw and the unwinder on the stack).
+X="$T_TMP/ustack_cxx"
+if g++ -O2 -g -fomit-frame-pointer -o "$X" "$PROGS/ustack_cxx.cpp" -ldl -lpthread 2> "$T_TMP/gxx.err"; then
+  for m in virtual thread cleanup terminate; do
+    runp "C++ $m: run" "$T_TMP/cxx_$m.prog" "$UKSTAP" -o "$T_TMP/cxx_$m.out" -e "$GETPPID" -c "$X $m"
+    t "C++ $m: every frame = libunwind's" 0 '' '' -- $CHECK exact "$T_TMP/cxx_$m.out" "$T_TMP/cxx_$m.prog"
+  done
+  t "C++ virtual: symbols = readelf's" 0 '' '' -- \
+    $CHECK chain "$T_TMP/cxx_virtual.out" "$T_TMP/cxx_virtual.prog" "$X" _Z4leafi main
+  t "C++ terminate: __cxa_throw and _Unwind_RaiseException (libgcc_s) are on the stack" 0 '' '' -- bash -c "
+    grep -q ' : __cxa_throw+0x' '$T_TMP/cxx_terminate.out' &&
+    grep -q ' : _Unwind_RaiseException+0x.*libgcc_s' '$T_TMP/cxx_terminate.out'"
+else
+  echo "FAIL: cannot build the C++ test program"; cat "$T_TMP/gxx.err"; T_FAILED=1
+fi
 t_done

@@ -336,6 +336,26 @@ TEST_CASE("symbolizer: .dynsym only, stripped statics are sub_<FDE start>", "[sy
   }
 }
 
+TEST_CASE("symbolizer: a stripped program's entry point is _start", "[symbolizer]") {
+  REQUIRE_BINARIES(b);
+  Symbolizer s;
+  const ElfFile* f = s.file(b.stripped);
+  REQUIRE(f);
+  // Truth: readelf's entry point, and the unstripped twin's _start symbol.
+  uint64_t entry = std::stoull(run("readelf -h '" + b.stripped + "' | awk '/Entry point/ {print $4}'"), nullptr, 16);
+  REQUIRE(b.addr.count("_start") == 0);  // not one of the test functions
+  uint64_t twin_start = 0;
+  for (auto& sym : b.full_symtab)
+    if (sym.name == "_start") twin_start = sym.value;
+  CHECK(twin_start == entry);
+  SymbolHit h;
+  REQUIRE(f->lookup(entry + 4, h));
+  CHECK(h.name == "_start");
+  CHECK(h.start == entry);
+  CHECK(h.offset == 4);
+  // A shared library's entry (libc has one) never renames anything: it has symbols.
+}
+
 TEST_CASE("symbolizer: MiniDebugInfo (.gnu_debugdata)", "[symbolizer]") {
   REQUIRE_BINARIES(b);
   Symbolizer s;
