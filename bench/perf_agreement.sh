@@ -28,7 +28,7 @@ export XDG_CACHE_HOME="$work/cache"
 base64 -w 76 /dev/urandom 2>/dev/null | head -c 20000000 > "$work/sort_input.txt" || true
 
 UKSTAP="$UKSTAP" WORK="$work" exec /usr/bin/python3 - <<'PYEOF'
-import os, re, shlex, statistics, struct, subprocess, sys, time, collections
+import os, re, shlex, shutil, statistics, struct, subprocess, sys, time, collections
 
 UKSTAP = os.environ["UKSTAP"]; WORK = os.environ["WORK"]
 PY = os.path.realpath("/usr/bin/python3")          # the real ELF, not a pyenv shim
@@ -47,7 +47,7 @@ RUNS = 3
 
 def run_timed(argv, **kw):
     for _ in range(20):                      # ukstap may be being rebuilt: wait for it
-        if os.access(argv[0], os.X_OK): break
+        if shutil.which(argv[0]): break
         time.sleep(3)
     t = time.monotonic()
     p = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kw)
@@ -254,7 +254,8 @@ for name, binary, probe, tp, cmd in PROGRAMS:
     if not t_uk: t_uk = [float("nan")]
     # ukstap's fixed cost (compile cache warm, BPF load, symbol/CFI tables, tear-down):
     # the same script around /bin/true
-    t_uk0 = statistics.median(run_timed(ukargv[:-1] + ["/bin/true"])[0] for _ in range(RUNS))
+    t_uk0 = statistics.median(run_timed(ukargv[:2] + [ukout + ".true"] + ukargv[3:-1] + ["/bin/true"])[0]
+                              for _ in range(RUNS))
     pdata = os.path.join(WORK, "perf_%s.data" % name)
     pargv = ["perf", "record", "-e", tp, "--call-graph", "dwarf,65528", "-m", "16M", "--no-bpf-event",
              "-o", pdata, "--"] + argv

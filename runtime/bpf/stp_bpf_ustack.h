@@ -12,6 +12,7 @@
 #ifndef STP_BPF_USTACK_H
 #define STP_BPF_USTACK_H
 
+#include "arch/stp_arch_x86_64.h"
 #include "common/stp_vma.h"
 #include "unwind/stp_cfi_step.h"
 
@@ -43,8 +44,10 @@ struct {
   __type(value, struct stp_cfi_row);
 } stp_cfi_rows SEC(".maps");
 
+/* An array (file ids are dense, from 1): its lookups are inlined by the verifier, no helper
+ * call per frame. An entry with nr == 0 has no table. */
 struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(type, BPF_MAP_TYPE_ARRAY);
   __uint(max_entries, STP_CFI_FILES);
   __type(key, uint32_t);
   __type(value, struct stp_cfi_file);
@@ -87,12 +90,17 @@ static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t 
     uw->win_ok = 1;
     off = 0;
   }
+  if (size == 8) {  /* every DWARF step reads 8 bytes: a plain load, no helper call */
+    *(uint64_t *)dst = *(uint64_t *)&uw->win[off & (STP_UWIN - 1)];
+    return 0;
+  }
   return bpf_probe_read_kernel(dst, size & 31, &uw->win[off & (STP_UWIN - 1)]);
 }
 
 /* bpf_loop's ctx must point to the stack: it carries the context pointer. */
 struct stp__uwalk_ctx {
   struct stp_common *k;
+  struct stp_proc_vmas *vm;  /* the task's mappings, looked up once per walk */
 };
 
 /* The executable mapping holding pc: binary search over the entries (sorted by start), one
@@ -205,7 +213,7 @@ static __always_inline int stp__pc_file(struct stp_proc_vmas *vm, uint64_t pc, u
   if (e) {
     key = e->file_id;
     f = bpf_map_lookup_elem(&stp_cfi_files, &key);
-    if (!f)
+    if (!f || !f->nr)
       return 2;
     *file_id = key;
     *bias = e->bias;
@@ -227,7 +235,7 @@ static __always_inline int stp__pc_file(struct stp_proc_vmas *vm, uint64_t pc, u
     key = *id;
   }
   f = bpf_map_lookup_elem(&stp_cfi_files, &key);
-  if (!f)
+  if (!f || !f->nr)
     return 2;
   *file_id = key;
   *bias = kv.start - (kv.pgoff << 12) - (uint64_t)f->delta;
@@ -280,11 +288,10 @@ static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm
 /* One frame of the walk. A global function: the verifier checks it once per program, not once
  * per print_ubacktrace() call site (it is the bulk of the walk's instructions). 0: a frame was
  * added; 1: the walk is over (uw->stop says why). */
-STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw)
+STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm)
 {
   struct stp_cfi_row *row;
-  struct stp_proc_vmas *vm;
-  uint32_t n, stop = STP_STOP_END, tgid;
+  uint32_t n, stop = STP_STOP_END;
   int ok;
   if (!uw)
     return 1;
@@ -293,8 +300,6 @@ STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw)
     uw->stop = STP_STOP_DEPTH;
     return 1;
   }
-  tgid = uw->tgid;
-  vm = bpf_map_lookup_elem(&stp_vmas, &tgid);
   int in_code = 0;
   row = stp__cfi_row(vm, &uw->regs, &in_code);
   if (row) {
@@ -324,7 +329,7 @@ STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw)
 static long stp__uwalk_cb(uint32_t i, void *ctx)
 {
   struct stp__uwalk_ctx *wc = ctx;
-  return stp_uwalk_frame(&wc->k->uw) ? 1 : 0;  /* the verifier wants 0 or 1 exactly */
+  return stp_uwalk_frame(&wc->k->uw, wc->vm) ? 1 : 0;  /* the verifier wants 0 or 1 exactly */
 }
 
 /* Walk the current task's user stack into k->uw: DWARF CFI where the VMA tracker and the tables
@@ -348,12 +353,13 @@ static __always_inline void stp__uwalk(struct stp_common *k)
      * entry frame, the interrupt/NMI entry frame of a user-mode sample, the uprobe's regs, or
      * for a kernel-mode sample the state saved when the task entered the kernel), so pc, sp and
      * fp are all trusted; runtime/arch/ documents the per-context masks. */
-    struct stp__uwalk_ctx wc = { k };
-    uint64_t ip = PT_REGS_IP_CORE(r);
+    struct stp__uwalk_ctx wc = { k, bpf_map_lookup_elem(&stp_vmas, &tgid) };
+    /* bpf_task_pt_regs gives a BTF pointer: plain (fault-safe) loads, no helper calls. */
+    uint64_t ip = STP_X86_64_PT_PC(r);
     k->uw.regs.pc = ip;
-    k->uw.regs.sp = PT_REGS_SP_CORE(r);
+    k->uw.regs.sp = STP_X86_64_PT_SP(r);
     k->uw.regs.sp0 = k->uw.regs.sp;
-    k->uw.regs.fp = PT_REGS_FP_CORE(r);
+    k->uw.regs.fp = STP_X86_64_PT_FP(r);
     k->uw.regs.fp_valid = 1;
     k->uw.regs.exact_pc = 1;
     k->uw.regs.lr = 0;        /* x86_64 has no link register (runtime/arch/) */

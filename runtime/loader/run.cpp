@@ -184,6 +184,7 @@ class Runner {
   bool stopping() const { return stop_ || out_.exit_requested || session_->exit_requested || errored(); }
   bool start_tracker();
   void report_user_stacks();
+  void report_bpf_stats();
   bool errored() const {
     return out_.errors > max_errors_ || session_->state == STP_SESSION_ERROR;
   }
@@ -201,6 +202,7 @@ class Runner {
   struct bpf_object* obj_ = nullptr;
   std::vector<struct bpf_link*> links_;
   std::vector<int> perf_fds_;
+  int stats_fd_ = -1;  // -vv: BPF run-time statistics enabled while this fd is open
   struct ring_buffer* rb_ = nullptr;
   void* so_ = nullptr;
   loader::NativeApi api_;
@@ -741,6 +743,22 @@ void Runner::report_user_stacks() {
     << " lost; " << st.proc_snapshots << " /proc maps read\n";
 }
 
+// -vv: per BPF program, how often it ran and its mean run time (the kernel's own accounting).
+void Runner::report_bpf_stats() {
+  if (stats_fd_ < 0 || !obj_) return;
+  struct bpf_program* prog;
+  bpf_object__for_each_program(prog, obj_) {
+    int fd = bpf_program__fd(prog);
+    struct bpf_prog_info info {};
+    uint32_t len = sizeof info;
+    if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) != 0 || !info.run_cnt) continue;
+    s_.diag.stream() << "BPF program " << bpf_program__name(prog) << ": " << info.run_cnt
+                     << " runs, " << info.run_time_ns / info.run_cnt << " ns per run\n";
+  }
+  ::close(stats_fd_);
+  stats_fd_ = -1;
+}
+
 void Runner::detach() {
   for (auto* l : links_) bpf_link__destroy(l);
   links_.clear();
@@ -824,6 +842,9 @@ int Runner::run() {
   // Kernel probes are attached while the runtime is "starting" (their handlers return at once),
   // begin probes run, then the state turns "running": stap's order without a window where a
   // kernel probe fires before begin.
+  // -vv: the kernel's per-program run counts and run time (BPF_ENABLE_STATS; on only while
+  // ukstap holds the fd, so other tracers are not slowed after it exits).
+  if (s_.opts.verbose > 1) stats_fd_ = bpf_enable_stats(BPF_STATS_RUN_TIME);
   if (!attach_all()) return 1;
 
   epfd_ = ::epoll_create1(EPOLL_CLOEXEC);
@@ -845,6 +866,7 @@ int Runner::run() {
   }
   set_run_state(errored() ? STP_SESSION_ERROR : STP_SESSION_STOPPING);
 
+  report_bpf_stats();
   detach();
   drain();
   if (have_cmd_) target_.abandon();  // still parked (begin failed or exited): let it go quietly

@@ -85,7 +85,7 @@ struct stp_cfi_row {
 #define STP_INV_NO_FDE 0
 
 /* Where a file's rows sit in the row pool: BPF array "stp_cfi_rows" (mmapable; the loader
- * writes tables into it) and hash "stp_cfi_files" (key: the VMA tracker's file_id). */
+ * writes tables into it) and array "stp_cfi_files" (index: the VMA tracker's file_id; nr == 0: no table). */
 struct stp_cfi_file {
   uint64_t base;    /* file vaddr of row pc 0 */
   uint32_t first;   /* index of the file's first row in stp_cfi_rows */

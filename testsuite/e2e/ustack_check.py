@@ -47,11 +47,19 @@ def stacks(text):
 _syms = {}
 
 
+def code_sections(path):
+    """Indexes (as readelf -s prints them) of the sections with the X flag."""
+    text = subprocess.run(["readelf", "-SW", path], capture_output=True, text=True).stdout
+    return {m.group(1) for m in re.finditer(r"^\s*\[\s*(\d+)\]\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\S*X\S*)\s", text, re.M)}
+
+
 def symbols(path):
-    """FUNC/OBJECT symbols with an address, sorted: readelf's .symtab, else .dynsym."""
+    """FUNC/OBJECT symbols with an address, and untyped labels in code (as perf and ukstap
+    count them), sorted: readelf's .symtab, else .dynsym."""
     if path in _syms:
         return _syms[path]
     text = subprocess.run(["readelf", "-sW", path], capture_output=True, text=True).stdout
+    code = code_sections(path)
     tables, cur = {}, None
     for line in text.splitlines():
         m = re.match(r"Symbol table '(\S+)'", line)
@@ -62,7 +70,7 @@ def symbols(path):
         if cur is None or len(f) < 8 or not f[0].endswith(":") or not f[0][:-1].isdigit():
             continue
         value, typ, ndx, name = int(f[1], 16), f[3], f[6], f[7].split("@")[0]
-        if typ in ("FUNC", "OBJECT", "IFUNC") and ndx != "UND" and value:
+        if (typ in ("FUNC", "OBJECT", "IFUNC") and ndx != "UND" or typ == "NOTYPE" and ndx in code) and value:
             cur.append((value, name))
     syms = sorted(set(tables.get(".symtab") or tables.get(".dynsym") or []))
     _syms[path] = syms
