@@ -36,8 +36,8 @@ PY = os.path.realpath("/usr/bin/python3")          # the real ELF, not a pyenv s
 PROGRAMS = [
     ("ls", "/bin/ls", "syscall.getdents", "syscalls:sys_enter_getdents64",
      "/bin/ls -R /usr/share/doc"),
-    ("sort", "/usr/bin/sort", "syscall.read", "syscalls:sys_enter_read",
-     "/usr/bin/sort %s/sort_input.txt" % WORK),
+    ("sort", "/usr/bin/sort", "syscall.write", "syscalls:sys_enter_write",
+     "/usr/bin/sort -o /dev/null %s/sort_input.txt" % WORK),
     ("python3", PY, "syscall.getdents", "syscalls:sys_enter_getdents64",
      PY + " -c 'import os; [os.listdir(\"/usr/lib\") for _ in range(50)]'"),
     ("bash", "/bin/bash", "syscall.dup2", "syscalls:sys_enter_dup2",
@@ -87,6 +87,11 @@ def elf(path):
             if (addr, size, f[3]) not in info["byname"][name]:
                 info["byname"][name].append((addr, size, f[3]))
             info["byaddr"][addr].add(name)
+    # A stripped program keeps no symbol for its entry point; by the ELF convention the code
+    # there is _start (ukstap names it so; perf says [unknown]).
+    if info["entry"] and not info["byaddr"].get(info["entry"]):
+        info["byname"]["_start"].append((info["entry"], 0, "FUNC"))
+        info["byaddr"][info["entry"]].add("_start")
     return info
 
 def strip_ver(n): return n.split("@")[0]
@@ -164,9 +169,20 @@ def parse_ukstap(fn):
             name = canon(mod, sym)
             a = sym_addr(mod, sym, int(size, 16) if size else None)
             addr = a + off if a is not None else None
+        if cur and off == 0 and addr is not None and name != "?":
+            # A return address at the very start of a symbol (the call before it was the
+            # previous function's last instruction): ukstap names the address itself, as
+            # SystemTap does; perf names address - 1. Compare by perf's convention.
+            name = canon(mod, name_at(mod, addr - 1) or name)
         cur.append({"mod": mod, "name": name, "addr": addr, "raw": l.strip(), "inexact": bool(inex)})
     if cur is not None: stacks.append(cur)
     return stacks
+
+def name_at(path, vaddr):
+    best = None
+    for a, names in elf(path)["byaddr"].items():
+        if a <= vaddr and (best is None or a > best[0]): best = (a, names)
+    return sorted(best[1])[0] if best else None
 
 PF_RE = re.compile(r"^\s+([0-9a-f]+) (.*?)(?:\+0x([0-9a-f]+))? \((.*)\)$")
 def parse_perf(fn):
@@ -204,6 +220,10 @@ def parse_perf(fn):
                     f["addr"] = None
                     for off, va, fsz in elf(f["mod"])["loads"]:
                         if off <= f["ip"] < off + fsz: f["addr"] = f["ip"] - off + va + adj
+                e = elf(f["mod"])["entry"]
+                if f["addr"] is not None and e and e <= f["addr"] < e + 0x40 and \
+                        "_start" in elf(f["mod"])["byaddr"].get(e, ()):
+                    f["name"] = "_start"   # the same convention as above
             else:
                 f["name"] = canon(f["mod"], f["sym"])
                 a = sym_addr(f["mod"], f["sym"])
