@@ -23,6 +23,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "loader/table_cache.h"
+#include "loader/util.h"
 #include "unwind/stp_cfi.h"
 #include "vma-tracker/symbolizer.h"
 #include "vma-tracker/table_compiler.h"
@@ -100,7 +102,10 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 UnwindTables::UnwindTables(vma::Tracker& tracker, sym::Symbolizer& symbolizer, int verbose)
-    : tracker_(tracker), sym_(symbolizer), verbose_(verbose) {}
+    : tracker_(tracker), sym_(symbolizer), verbose_(verbose) {
+  std::string why;  // no cache directory: every table is compiled, nothing else changes
+  cache_ = std::make_unique<TableCache>(cache_dir(why));
+}
 
 UnwindTables::~UnwindTables() {
   if (pool_) ::munmap(pool_, pool_len_);
@@ -181,7 +186,15 @@ bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino
   e->delta = exec_segment_delta(path);
   std::string why;
   auto t0 = std::chrono::steady_clock::now();
-  bool ok = unwind::compile_cfi(path, e->table, why);
+  std::string build_id = elf_build_id(path);
+  bool ok = !build_id.empty() && cache_->load(build_id, e->table);
+  if (ok) {
+    from_cache_++;
+  } else {
+    ok = unwind::compile_cfi(path, e->table, why);
+    compiled_++;
+    if (ok && !build_id.empty() && !e->table.rows.empty()) cache_->store(build_id, e->table);
+  }
   compile_ms_ += ms_since(t0);
   if (!ok || e->table.rows.empty()) {
     failed_.insert(file_id);
@@ -301,8 +314,10 @@ std::vector<std::string> UnwindTables::report() const {
   }
   char buf[200];
   std::snprintf(buf, sizeof buf,
-                "unwind tables: %zu files, %zu rows (%zu KiB of a %u-row pool), compiled in %.1f ms",
-                files_.size(), rows, rows * kRowStride / 1024, capacity_, compile_ms_);
+                "unwind tables: %zu files, %zu rows (%zu KiB of a %u-row pool), %zu compiled + %zu "
+                "from the cache in %.1f ms",
+                files_.size(), rows, rows * kRowStride / 1024, capacity_, compiled_, from_cache_,
+                compile_ms_);
   out.push_back(buf);
   return out;
 }

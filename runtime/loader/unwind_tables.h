@@ -3,7 +3,8 @@
 // the VMA tracker's file ids, so the in-kernel walk finds them through stp_vmas.
 //
 // Order (docs/DESIGN.md "Unwind tables"): -d files, their --ldd dependencies, the vDSO and the
-// -c/process() binaries are compiled before the module loads (the pool is sized for them plus
+// -c/process() binaries are compiled (or read from the on-disk cache, by build-id: table_cache.h)
+// before the module loads (the pool is sized for them plus
 // headroom) and written right after; files a target maps later (dlopen, exec) are compiled when
 // the tracker reports them. A table never replaces another and nothing is evicted: when the pool
 // is full, a file goes without a table (its frames fall back to frame pointers) and -v says so.
@@ -30,6 +31,8 @@ class Symbolizer;
 }
 
 namespace ukstap::loader {
+
+class TableCache;
 
 class UnwindTables {
  public:
@@ -73,6 +76,8 @@ class UnwindTables {
   size_t pages_len_ = 0;
   uint32_t pages_cap_ = 0, pages_used_ = 0;
   double compile_ms_ = 0;
+  std::unique_ptr<TableCache> cache_;  // compiled tables on disk, by build-id
+  size_t from_cache_ = 0, compiled_ = 0;
   bool pool_full_warned_ = false;
 };
 

@@ -100,6 +100,18 @@ t "ls: each stack starts at __getdents64 and ends at ls's _start" 0 '' '' -- bas
 t "ls: readdir64 and __libc_start_main are on the way, no frame is inexact or unnamed" 0 '' '' -- bash -c "
   grep -qE ' : _*readdir64\+0x' '$T_TMP/ls.out' && grep -q ' : __libc_start_main' '$T_TMP/ls.out' &&
   ! grep -q 'inexact' '$T_TMP/ls.out' && $CHECK symbols '$T_TMP/ls.out'"
+# Tables are cached on disk by build-id: a second run reads them instead of compiling, and the
+# stacks are the same (truth: libunwind's frames, as above).
+TC="$T_TMP/tcache"
+t "table cache: first run compiles and stores every table" 0 '' '' -- bash -c "
+  XDG_CACHE_HOME='$TC' '$UKSTAP' -v -o '$T_TMP/tc1.out' -d '$P' --ldd -e '$GETPPID' -c '$P chain' > '$T_TMP/tc1.prog' 2> '$T_TMP/tc1.err' &&
+  grep -q 'unwind tables: .* [1-9][0-9]* compiled + 0 from the cache' '$T_TMP/tc1.err' &&
+  [ \$(find '$TC/ukstap/cfi' -name '*.cfi' | wc -l) -ge 3 ] || { cat '$T_TMP/tc1.err'; exit 1; }"
+t "table cache: second run reads them all, stack = libunwind's" 0 '' '' -- bash -c "
+  XDG_CACHE_HOME='$TC' '$UKSTAP' -v -o '$T_TMP/tc2.out' -d '$P' --ldd -e '$GETPPID' -c '$P chain' > '$T_TMP/tc2.prog' 2> '$T_TMP/tc2.err' &&
+  grep -q 'unwind tables: .* 0 compiled + [1-9][0-9]* from the cache' '$T_TMP/tc2.err' &&
+  $CHECK exact '$T_TMP/tc2.out' '$T_TMP/tc2.prog' || { cat '$T_TMP/tc2.err'; exit 1; }"
+
 # C++ (-O2 -fomit-frame-pointer): a virtual call, a template chain and a std::function lambda;
 # a std::thread (libstdc++'s trampoline); exceptions in flight: a destructor run by the landing
 # pad, and std::terminate called by the personality routine inside libgcc_s's
