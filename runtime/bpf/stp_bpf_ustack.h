@@ -71,6 +71,33 @@ struct {
   __type(value, uint32_t);
 } stp_cfi_inodes SEC(".maps");
 
+/* Per-CPU cache of (process, pc) -> row, direct-mapped: a call site seen before skips the
+ * mapping search, the file and page lookups and the row search. An entry is valid only for the
+ * mirror generation it was filled under (stp_proc_vmas.gen changes on every rewrite of the
+ * process's mappings) and rows never move once written, so a hit is always the row the full
+ * search would find. Frames resolved through the kernel's VMA (mirror lagging) are not cached. */
+#define STP_ROWCACHE 256  /* entries per CPU (power of two) */
+struct stp_rowcache_ent {
+  uint64_t pc;
+  uint32_t tgid, gen;
+  uint32_t row;    /* index in stp_cfi_rows */
+  uint32_t exact;  /* exact_pc of the lookup (pc or pc - 1 was searched) */
+};
+struct stp_rowcache {
+  struct stp_rowcache_ent e[STP_ROWCACHE];
+};
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, uint32_t);
+  __type(value, struct stp_rowcache);
+} stp_rowcache SEC(".maps");
+
+static __always_inline uint32_t stp__rowcache_slot(uint64_t pc)
+{
+  return (uint32_t)((pc ^ (pc >> 9) ^ (pc >> 17)) & (STP_ROWCACHE - 1));
+}
+
 /* A read of user stack memory for a DWARF step, served from the walk's window of the stack
  * (refilled at the address on a miss: frames lie above each other, so one 512-byte read covers
  * several). `r` is &uw->regs, the walk's first member. A window that cannot be filled (the top
@@ -101,6 +128,7 @@ static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t 
 struct stp__uwalk_ctx {
   struct stp_common *k;
   struct stp_proc_vmas *vm;  /* the task's mappings, looked up once per walk */
+  struct stp_rowcache *rc;   /* this CPU's row cache */
 };
 
 /* The executable mapping holding pc: binary search over the entries (sorted by start), one
@@ -205,7 +233,8 @@ static long stp__kvma_cb(struct task_struct *task, struct vm_area_struct *vma, v
  * 1: a table; 2: executable memory without a table (JIT code, or a file not loaded yet: the
  * frame-pointer fallback may try); 0: pc is in no executable mapping (the walk must stop). */
 static __always_inline int stp__pc_file(struct stp_proc_vmas *vm, uint64_t pc, uint32_t *file_id,
-                                        uint64_t *bias, struct stp_cfi_file **fp, uint64_t *hint)
+                                        uint64_t *bias, struct stp_cfi_file **fp, uint64_t *hint,
+                                        int *from_mirror)
 {
   struct stp_vma_entry *e = stp__vma_find(vm, pc, hint);
   struct stp_cfi_file *f;
@@ -218,6 +247,7 @@ static __always_inline int stp__pc_file(struct stp_proc_vmas *vm, uint64_t pc, u
     *file_id = key;
     *bias = e->bias;
     *fp = f;
+    *from_mirror = 1;
     return 1;
   }
   struct stp__kvma kv = {};
@@ -246,14 +276,27 @@ static __always_inline int stp__pc_file(struct stp_proc_vmas *vm, uint64_t pc, u
 /* The row for the current frame, or 0 when the pc has no table (no file, no FDE); *in_code
  * says whether pc is in executable memory at all. */
 static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm,
+                                                        struct stp_rowcache *rc,
                                                         struct stp_uregs *r, int *in_code)
 {
+  struct stp_uwalk *uw = (struct stp_uwalk *)r;
+  struct stp_rowcache_ent *ce = 0;
   struct stp_cfi_file *f = 0;
   struct stp_cfi_row *row;
   uint64_t rel, bias = 0;
   int64_t idx;
   uint32_t key, first, file_id = 0;
-  int where = stp__pc_file(vm, r->pc, &file_id, &bias, &f, &((struct stp_uwalk *)r)->vma_hint);
+  int from_mirror = 0;
+  if (rc && vm) {
+    ce = &rc->e[stp__rowcache_slot(r->pc)];
+    if (ce->pc == r->pc && ce->tgid == uw->tgid && ce->gen == vm->gen &&
+        ce->exact == r->exact_pc) {
+      key = ce->row;
+      *in_code = 1;
+      return bpf_map_lookup_elem(&stp_cfi_rows, &key);
+    }
+  }
+  int where = stp__pc_file(vm, r->pc, &file_id, &bias, &f, &uw->vma_hint, &from_mirror);
   *in_code = where != 0;
   if (where != 1 || !f)
     return 0;
@@ -282,13 +325,21 @@ static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm
   row = bpf_map_lookup_elem(&stp_cfi_rows, &key);
   if (row && row->cfa_kind == STP_CFA_INVALID && row->fp_off == STP_INV_NO_FDE)
     return 0;  /* between FDEs: no table for this pc */
+  if (row && ce && from_mirror) {
+    ce->pc = r->pc;
+    ce->tgid = uw->tgid;
+    ce->gen = vm->gen;
+    ce->row = key;
+    ce->exact = r->exact_pc;
+  }
   return row;
 }
 
 /* One frame of the walk. A global function: the verifier checks it once per program, not once
  * per print_ubacktrace() call site (it is the bulk of the walk's instructions). 0: a frame was
  * added; 1: the walk is over (uw->stop says why). */
-STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm)
+STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm,
+                                  struct stp_rowcache *rc)
 {
   struct stp_cfi_row *row;
   uint32_t n, stop = STP_STOP_END;
@@ -301,7 +352,7 @@ STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm
     return 1;
   }
   int in_code = 0;
-  row = stp__cfi_row(vm, &uw->regs, &in_code);
+  row = stp__cfi_row(vm, rc, &uw->regs, &in_code);
   if (row) {
     ok = stp_cfi_step(row, &uw->regs, &stop);
   } else if (!in_code) {
@@ -329,7 +380,7 @@ STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm
 static long stp__uwalk_cb(uint32_t i, void *ctx)
 {
   struct stp__uwalk_ctx *wc = ctx;
-  return stp_uwalk_frame(&wc->k->uw, wc->vm) ? 1 : 0;  /* the verifier wants 0 or 1 exactly */
+  return stp_uwalk_frame(&wc->k->uw, wc->vm, wc->rc) ? 1 : 0;  /* the verifier wants 0 or 1 exactly */
 }
 
 /* Walk the current task's user stack into k->uw: DWARF CFI where the VMA tracker and the tables
@@ -353,7 +404,9 @@ static __always_inline void stp__uwalk(struct stp_common *k)
      * entry frame, the interrupt/NMI entry frame of a user-mode sample, the uprobe's regs, or
      * for a kernel-mode sample the state saved when the task entered the kernel), so pc, sp and
      * fp are all trusted; runtime/arch/ documents the per-context masks. */
-    struct stp__uwalk_ctx wc = { k, bpf_map_lookup_elem(&stp_vmas, &tgid) };
+    uint32_t zero = 0;
+    struct stp__uwalk_ctx wc = { k, bpf_map_lookup_elem(&stp_vmas, &tgid),
+                                 bpf_map_lookup_elem(&stp_rowcache, &zero) };
     /* bpf_task_pt_regs gives a BTF pointer: plain (fault-safe) loads, no helper calls. */
     uint64_t ip = STP_X86_64_PT_PC(r);
     k->uw.regs.pc = ip;
