@@ -63,6 +63,9 @@ static __always_inline void stp_fn_kread(struct stp_context *c)
 
 STP_PROBE_TRACEPOINT(0, "syscalls", "sys_enter_getppid")
 {
+  /* only the harness's own getppid() calls: other processes on the machine call it too */
+  if ((uint32_t)(bpf_get_current_pid_tgid() >> 32) != stp_config.runtime_pid)
+    return 0;
   STP_PROBE_ENTER(0);
   c->l.probe.p0.i = 0;
   c->l.probe.p0.sum = 0;

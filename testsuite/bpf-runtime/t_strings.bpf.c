@@ -30,6 +30,9 @@ STP_DEFINE_CONTEXT(struct stp_locals);
 
 STP_PROBE_TRACEPOINT(0, "syscalls", "sys_enter_getppid")
 {
+  /* only the harness's own getppid() calls: other processes on the machine call it too */
+  if ((uint32_t)(bpf_get_current_pid_tgid() >> 32) != stp_config.runtime_pid)
+    return 0;
   STP_PROBE_ENTER(0);
 #define INIT(i) c->l.probe.p0.s##i[0] = '\0';
   S20(INIT)
