@@ -16,6 +16,13 @@
 #include "bpf/stp_bpf_probes.h"
 #include "bpf/stp_bpf_hooks.h"
 #include "bpf/stp_bpf_ustack.h"
+#include "bpf/stp_bpf_kstack.h"
+#include "bpf/stp_bpf_stackid.h"
+
+/* Generated functions (stp_fn_*) take the program's context pointer after c and g: the kernel
+ * stack helper needs it (bpf/stp_bpf_kstack.h). Native functions have none. */
+#define STP_FN_CTX_PARAM , void *ctx
+#define STP_FN_CTX_ARG , ctx
 
 /* Sorted iteration runs natively only (runtime/README.md), but frame layouts are shared by both
  * builds, so the BPF side needs the type's name and some size. */

@@ -87,6 +87,14 @@ struct _stp_tokenize {
 /* A string buffer as a type: global BPF subprograms take pointers to sized structs. */
 struct stp_strbuf { char s[STP_MAXSTRINGLEN]; };
 
+/* A kernel stack from bpf_get_stack() (bpf/stp_bpf_kstack.h). */
+struct stp_kwalk {
+  uint64_t hash;               /* FNV-1a over the pcs: the deferred token / stack id */
+  uint32_t n;                  /* pcs[0..n) */
+  uint32_t pad;
+  uint64_t pcs[MAXBACKTRACE];
+};
+
 /* The runtime's part of a context. Generated code only uses error/errmsg (try/catch) and the
  * API; the rest is private. */
 struct stp_common {
@@ -106,6 +114,7 @@ struct stp_common {
   char errmsg[STP_MAXSTRINGLEN];
   struct _stp_tokenize tok;
   struct stp_uwalk uw;              /* user-stack walk (bpf/stp_bpf_ustack.h) */
+  struct stp_kwalk kw;              /* kernel stack (bpf/stp_bpf_kstack.h) */
   char tmpa[2 * STP_MAXSTRINGLEN];  /* scratch: string ops (2x so a cat never overruns) */
   char tmpb[STP_MAXSTRINGLEN];
   char rec[STP_REC_CAP + STP_MAXSTRINGLEN + 16];  /* record scratch (see output.h) */

@@ -157,15 +157,7 @@ static __always_inline void stp__text_str(struct stp_common *k, char *out, unsig
 #define _stp_text_str(out, in, inlen, outlen, quoted, user, buffer) \
   stp__text_str(&c->k, (out), (unsigned long)(in), (inlen), (outlen), (quoted), (user), (buffer))
 
-/* ---- backtraces and symbols. User stacks: bpf/stp_bpf_ustack.h. Kernel stacks are not done
- * yet: each raises a clear runtime error; string results are left empty. */
-
-#define STP__NOT_YET(what) stp__error(&c->k, what " not implemented yet", (STAP_FN_LOC))
-#define _stp_kstack_print(flags) STP__NOT_YET("kernel backtraces are")
-#define _stp_kstack_sprint(buf, n, flags) ((buf)[0] = '\0', STP__NOT_YET("kernel backtraces are"))
-#define _stp_kstack_hex(buf, n, skip, max) ((buf)[0] = '\0', STP__NOT_YET("kernel backtraces are"))
-#define _stp_kstack_print_str(stk, flags) STP__NOT_YET("kernel backtraces are")
-#define _stp_kstack_sprint_str(buf, n, stk, flags) ((buf)[0] = '\0', STP__NOT_YET("kernel backtraces are"))
-#define _stp_ksym_sprint(buf, n, addr, flags) ((buf)[0] = '\0', STP__NOT_YET("kernel symbols are"))
+/* ---- backtraces and symbols: user stacks in bpf/stp_bpf_ustack.h, kernel stacks in
+ * bpf/stp_bpf_kstack.h, stack ids in bpf/stp_bpf_stackid.h. */
 
 #endif /* STP_BPF_HOOKS_H */

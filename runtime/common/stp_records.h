@@ -25,6 +25,12 @@
  *           probe point when kind is NO_USER and probe_id is STP_USTACK_NATIVE_PROBE). With a token,
  *           nothing is printed: the record defines what the string token "\x1eU<16 hex>\x1f"
  *           left in a script string stands for (deferred symbolization, RUNTIME-HOOKS.md).
+ *           Kind ID: one long, a stack id of ustack_id(): the pcs are in the BPF map
+ *           "stp_ustacks" (struct stp_stack_ent), read by user space when the record is printed.
+ *   KSTACK  the same layout for kernel stacks and symbols (context-unwind.stp): pcs from
+ *           bpf_get_stack(), symbolized from /proc/kallsyms; kind NO_USER means "no kernel
+ *           stack" (a user-mode sample, a uprobe, a native probe); kind ID reads "stp_kstacks".
+ *           Its tokens are "\x1eK<16 hex>\x1f".
  */
 #ifndef STP_COMMON_RECORDS_H
 #define STP_COMMON_RECORDS_H
@@ -40,6 +46,7 @@ enum stp_rec_type {
   STP_REC_HIST = 6,
   STP_REC_DROPS = 7,
   STP_REC_USTACK = 8,
+  STP_REC_KSTACK = 9,
 };
 
 /* Symbol flags of the backtrace/symbol hooks (RUNTIME-HOOKS.md), the id of a USTACK record. */
@@ -50,6 +57,7 @@ enum stp_rec_type {
 #define _STP_SYM_SYMBOL 16     /* usymname */
 #define _STP_SYM_DATA 32       /* usymdata */
 #define _STP_SYM_MODULE 64     /* umodname */
+#define _STP_SYM_LIST 128      /* print_syms/sprint_syms: " %s : %s\n" (token, symdata) per address */
 
 /* A user stack or user address to symbolize in user space (only pcs leave the kernel). */
 enum stp_ustack_kind {
@@ -57,6 +65,7 @@ enum stp_ustack_kind {
   STP_USTACK_HEXSTR = 1,   /* a string of "0x... " addresses (print_ustack/sprint_ustack) */
   STP_USTACK_SYM = 2,      /* one address (usymname/usymdata/umodname): nr = 1 */
   STP_USTACK_NO_USER = 3,  /* no user registers (kernel thread, begin/end probes) */
+  STP_USTACK_ID = 4,       /* one stack id (ustack_id()/kstack_id()): the map entry has the pcs */
 };
 #define STP_USTACK_NATIVE_PROBE 0xffffu  /* probe_id of native probes: the pp string follows */
 #define STP_TOKEN_LEN 19          /* "\x1e" "U" 16 hex digits "\x1f" */
@@ -72,6 +81,12 @@ struct stp_ustack {
   uint8_t kind;        /* enum stp_ustack_kind */
   uint8_t stop;        /* enum stp_unwind_stop (unwind/stp_unwind.h): why the walk ended */
 };
+
+/* A stack stored once under its id (ustack_id()/kstack_id(), bpf/stp_bpf_stackid.h): the value
+ * of the BPF hash maps "stp_ustacks" / "stp_kstacks" (key: the uint64_t id) is a struct
+ * stp_ustack followed by MAXBACKTRACE pcs (user space takes the value size from the map). Its
+ * kind is PCS or NO_USER (no stack at probe_id), time_ns the first event's (whose mappings),
+ * token the id itself. */
 
 struct stp_rec_hdr {
   uint16_t type;  /* enum stp_rec_type */
@@ -105,7 +120,8 @@ struct stp_session {
   uint64_t seq;              /* last insertion number given to an array element */
   uint64_t ustack_stops[8];  /* user-stack walks by enum stp_unwind_stop */
   uint64_t ustack_fp_frames; /* frames found by the frame-pointer fallback (no unwind table) */
-  uint64_t reserved[2];
+  uint64_t stacks_lost;      /* ustack_id()/kstack_id() stacks not stored: the map was full */
+  uint64_t reserved[1];
 };
 
 /* Read-only configuration filled by the loader before load: the BPF global

@@ -1,4 +1,5 @@
 #include "loader/output.h"
+#include "loader/kstack_output.h"
 #include "loader/ustack_output.h"
 
 #include <time.h>
@@ -229,7 +230,7 @@ void Output::record(const void* data, size_t len) {
       case STP_REC_LOG: {
         Reader r{body, blen};
         std::string t = r.str();
-        if (ustacks_) t = ustacks_->expand(t);
+        t = expand(std::move(t));
         if (r.ok) {
           std::fwrite(t.data(), 1, t.size(), out_);
           std::fputc('\n', out_);
@@ -249,6 +250,7 @@ void Output::record(const void* data, size_t len) {
         break;
       }
       case STP_REC_USTACK: ustack_record(h.id, body, blen); break;
+      case STP_REC_KSTACK: kstack_record(h.id, body, blen); break;
       default: malformed++; break;
     }
     off += sizeof h + blen;
@@ -276,7 +278,7 @@ void Output::printf_record(uint16_t fmt_id, const unsigned char* p, size_t n) {
     uint32_t pos = 0;
     if (c.conv == Conv::String) {
       std::string v = r.str();
-      if (ustacks_) v = ustacks_->expand(v);
+      v = expand(std::move(v));
       pos = stp_fmt_str(fbuf_.data(), kFmtCap, 0, v.c_str(), (uint32_t)v.size(), flags, width, prec);
     } else if (c.conv == Conv::Memory || c.conv == Conv::MemoryHex) {
       std::string v = r.str();
@@ -310,6 +312,24 @@ void Output::ustack_record(uint16_t flags, const unsigned char* p, size_t n) {
     s_.diag.stream() << "ERROR: " << error << "\n";
     errors++;
   }
+}
+
+void Output::kstack_record(uint16_t flags, const unsigned char* p, size_t n) {
+  struct stp_ustack u;
+  if (!kstacks_ || n < sizeof u) {
+    malformed++;
+    return;
+  }
+  std::memcpy(&u, p, sizeof u);
+  std::string text = kstacks_->record(flags, u, p + sizeof u, n - sizeof u);
+  std::fwrite(text.data(), 1, text.size(), out_);
+}
+
+std::string Output::expand(std::string s) const {
+  if (s.find('\x1e') == std::string::npos) return s;
+  if (ustacks_) s = ustacks_->expand(s);
+  if (kstacks_) s = kstacks_->expand(s);
+  return s;
 }
 
 void Output::hist_record(uint16_t stats_id, const unsigned char* p, size_t n) {

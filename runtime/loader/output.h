@@ -18,6 +18,7 @@ struct ModuleInfo;
 namespace loader {
 
 class UserStacks;
+class KernelStacks;
 
 class Output {
  public:
@@ -31,6 +32,8 @@ class Output {
   void flush();
   // USTACK records and deferred tokens in strings go through this (null: none expected).
   void set_user_stacks(UserStacks* u) { ustacks_ = u; }
+  // KSTACK records and kernel tokens (null: none expected).
+  void set_kernel_stacks(KernelStacks* k) { kstacks_ = k; }
 
   bool exit_requested = false;
   int errors = 0;          // ERROR records seen
@@ -43,6 +46,8 @@ class Output {
   void error_record(uint16_t loc, const unsigned char* p, size_t n);
   void warn_record(const unsigned char* p, size_t n);
   void ustack_record(uint16_t flags, const unsigned char* p, size_t n);
+  void kstack_record(uint16_t flags, const unsigned char* p, size_t n);
+  std::string expand(std::string s) const;  // deferred stack tokens -> their text
 
   Session& s_;
   const codegen::ModuleInfo& m_;
@@ -51,6 +56,7 @@ class Output {
   std::set<std::string> warned_;
   std::vector<char> fbuf_;  // formatting scratch (power-of-two capacity)
   UserStacks* ustacks_ = nullptr;
+  KernelStacks* kstacks_ = nullptr;
 };
 
 // Prints a histogram per STAP-FORMATS §1. kind: 1 log, 2 linear. buckets[] as the runtime

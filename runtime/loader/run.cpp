@@ -35,7 +35,10 @@
 #include "codegen/module_info.h"
 #include "driver/passes.h"
 #include "driver/session.h"
+#include "loader/kstack_output.h"
+#include "loader/ksym.h"
 #include "loader/native_abi.h"
+#include "loader/stack_ids.h"
 #include "loader/output.h"
 #include "loader/target.h"
 #include "loader/unwind_tables.h"
@@ -183,6 +186,9 @@ class Runner {
   std::string probe_where(const ProbeInfo& p) const;
   bool stopping() const { return stop_ || out_.exit_requested || session_->exit_requested || errored(); }
   bool start_tracker();
+  void start_kernel_symbols();
+  void open_stack_ids();
+  std::vector<std::string> probe_points() const;
   void report_user_stacks();
   void report_bpf_stats();
   bool errored() const {
@@ -195,6 +201,9 @@ class Runner {
   std::unique_ptr<sym::Symbolizer> symbolizer_;
   std::unique_ptr<loader::UserStacks> ustacks_;
   std::unique_ptr<loader::UnwindTables> tables_;
+  std::unique_ptr<ksym::Kallsyms> kallsyms_;     // only for scripts using kernel stacks/symbols
+  std::unique_ptr<loader::KernelStacks> kstacks_;
+  std::unique_ptr<loader::StackIds> ustack_ids_, kstack_ids_;  // ustack_id()/kstack_id() maps
   loader::Output out_;
   loader::TargetCommand target_;
   pid_t target_pid_ = 0;
@@ -686,15 +695,57 @@ bool Runner::start_tracker() {
   }
   ustacks_ = std::make_unique<loader::UserStacks>(*tracker_, *symbolizer_);
   ustacks_->set_target(target_pid_);
+  ustacks_->set_probe_points(probe_points());
+  out_.set_user_stacks(ustacks_.get());
+  return true;
+}
+
+// Probe points by probe id (`<no user/kernel backtrace at PP>`).
+std::vector<std::string> Runner::probe_points() const {
   std::vector<std::string> pps;
   for (auto& p : m_.probes) {
     if (p.id < 0) continue;
     if ((size_t)p.id >= pps.size()) pps.resize(p.id + 1);
     pps[p.id] = p.pp;
   }
-  ustacks_->set_probe_points(std::move(pps));
-  out_.set_user_stacks(ustacks_.get());
-  return true;
+  return pps;
+}
+
+// Kernel symbols for kernel backtraces and symname()/symdata(): /proc/kallsyms, read once. When
+// the kernel hides its addresses (kernel.kptr_restrict) or the file cannot be read, kernel frames
+// print as bare addresses, after one warning. UKSTAP_KALLSYMS=FILE reads FILE instead (tests).
+void Runner::start_kernel_symbols() {
+  kallsyms_ = std::make_unique<ksym::Kallsyms>();
+  std::string why;
+  const char* file = std::getenv("UKSTAP_KALLSYMS");  // tests: a kallsyms-format file instead
+  if (!kallsyms_->load(file && *file ? file : "/proc/kallsyms", why)) {
+    s_.diag.stream() << "WARNING: no kernel symbols (" << why
+                     << "): kernel addresses are printed in hex\n";
+  } else if (kallsyms_->hidden()) {
+    std::string kr;
+    loader::read_file("/proc/sys/kernel/kptr_restrict", kr);
+    while (!kr.empty() && kr.back() == '\n') kr.pop_back();
+    s_.diag.stream() << "WARNING: kernel symbol addresses are hidden (/proc/kallsyms shows zeros; "
+                        "kernel.kptr_restrict = "
+                     << (kr.empty() ? "?" : kr) << "): kernel addresses are printed in hex\n";
+  }
+  kstacks_ = std::make_unique<loader::KernelStacks>(*kallsyms_);
+  kstacks_->set_probe_points(probe_points());
+  out_.set_kernel_stacks(kstacks_.get());
+}
+
+// The maps ustack_id()/kstack_id() store stacks in (bpf/stp_bpf_stackid.h).
+void Runner::open_stack_ids() {
+  struct bpf_map* u = bpf_object__find_map_by_name(obj_, "stp_ustacks");
+  struct bpf_map* k = bpf_object__find_map_by_name(obj_, "stp_kstacks");
+  if (u && ustacks_) {
+    ustack_ids_ = std::make_unique<loader::StackIds>(bpf_map__fd(u), bpf_map__value_size(u));
+    ustacks_->set_stack_ids(ustack_ids_.get());
+  }
+  if (k && kstacks_) {
+    kstack_ids_ = std::make_unique<loader::StackIds>(bpf_map__fd(k), bpf_map__value_size(k));
+    kstacks_->set_stack_ids(kstack_ids_.get());
+  }
 }
 
 // -v: how user-stack walks ended, and what the tracker saw.
@@ -820,8 +871,10 @@ int Runner::run() {
   }
 
   if (m_.uses_user_stacks && !start_tracker()) return 1;
+  if (m_.uses_kernel_stacks) start_kernel_symbols();
   if (!s_.bpf_object_path.empty()) {
     if (!load_bpf()) return 1;
+    open_stack_ids();
     // The in-kernel unwinder's tables and view of the targets' executable mappings.
     if (tables_) {
       std::string twhy;
@@ -885,6 +938,13 @@ int Runner::run() {
   uint64_t errors = std::max<uint64_t>((uint64_t)out_.errors, (uint64_t)session_->errors);
 
   report_user_stacks();
+  if (kstacks_ && s_.opts.verbose > 0)
+    s_.diag.stream() << "Kernel stacks: " << kstacks_->stacks << " printed, " << kstacks_->frames
+                     << " frames (" << kstacks_->unresolved_frames << " without a symbol); "
+                     << kallsyms_->size() << " kernel symbols\n";
+  if (session_->stacks_lost)
+    s_.diag.stream() << "WARNING: " << session_->stacks_lost
+                     << " stacks were not stored: a stack-id map is full (raise -D MAXSTACKS=N)\n";
   int rc = 0;
   if (dropped) s_.diag.stream() << "WARNING: Number of dropped records: " << dropped << "\n";
   if (errors > 0 || skipped > 0)

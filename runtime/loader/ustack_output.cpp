@@ -1,5 +1,7 @@
 // USTACK records -> SystemTap's backtrace and symbol texts (see ustack_output.h).
 #include "loader/ustack_output.h"
+#include "loader/stack_ids.h"
+#include "loader/stack_tokens.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -221,6 +223,27 @@ std::string UserStacks::record(uint16_t flags, const stp_ustack& u, const unsign
       text = format_frames((int)u.pid, u.time_ns, frames, flags);
       break;
     }
+    case STP_USTACK_ID: {
+      // A stack stored in the kernel by ustack_id(): its pcs, pid and first event's time.
+      if (n < 8) break;
+      uint64_t id;
+      std::memcpy(&id, p, 8);
+      const StoredStack* st = stack_ids_ ? stack_ids_->find(id) : nullptr;
+      if (!st) {
+        text = "<unknown stack id " + hex(id) + ">\n";
+        break;
+      }
+      ++stacks;
+      if (st->h.kind == STP_USTACK_NO_USER) {
+        std::string pp = st->h.probe_id < pps_.size() ? pps_[st->h.probe_id] : "";
+        text = "<no user backtrace at " + pp + ">\n";
+        break;
+      }
+      std::vector<Frame> frames;
+      for (size_t i = 0; i < st->pcs.size(); ++i) frames.push_back({st->pcs[i], i >= st->h.exact});
+      text = format_frames((int)st->h.pid, st->h.time_ns, frames, flags);
+      break;
+    }
     case STP_USTACK_SYM: {
       if (n < 8) break;
       uint64_t addr;
@@ -238,26 +261,6 @@ std::string UserStacks::record(uint16_t flags, const stp_ustack& u, const unsign
   return "";
 }
 
-std::string UserStacks::expand(const std::string& s) const {
-  if (s.find('\x1e') == std::string::npos) return s;
-  std::string out;
-  size_t i = 0;
-  while (i < s.size()) {
-    size_t a = s.find('\x1e', i);
-    if (a == std::string::npos || a + STP_TOKEN_LEN > s.size() || s[a + 1] != 'U' ||
-        s[a + STP_TOKEN_LEN - 1] != '\x1f') {
-      out.append(s, i, a == std::string::npos ? std::string::npos : a + 1 - i);
-      if (a == std::string::npos) break;
-      i = a + 1;
-      continue;
-    }
-    out.append(s, i, a - i);
-    uint64_t token = std::strtoull(s.substr(a + 2, 16).c_str(), nullptr, 16);
-    auto it = tokens_.find(token);
-    if (it != tokens_.end()) out += it->second;
-    i = a + STP_TOKEN_LEN;
-  }
-  return out;
-}
+std::string UserStacks::expand(const std::string& s) const { return expand_tokens(s, 'U', tokens_); }
 
 }  // namespace ukstap::loader

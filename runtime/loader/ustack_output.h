@@ -25,6 +25,8 @@ class Symbolizer;
 
 namespace ukstap::loader {
 
+class StackIds;
+
 class UserStacks {
  public:
   UserStacks(vma::Tracker& tracker, sym::Symbolizer& symbolizer);
@@ -33,6 +35,8 @@ class UserStacks {
   void set_target(int pid) { target_pid_ = pid; }
   // Probe points by probe id, for `<no user backtrace at PP>`.
   void set_probe_points(std::vector<std::string> pps) { pps_ = std::move(pps); }
+  // Where ustack_id() stacks are read (the BPF map "stp_ustacks"; null: none).
+  void set_stack_ids(const StackIds* ids) { stack_ids_ = ids; }
 
   // One USTACK record: `flags` = header id. Returns text to print now ("" for token records).
   // `error` is set to a runtime error message (umodname of an unknown address).
@@ -89,6 +93,7 @@ class UserStacks {
   int target_pid_ = 0;
   std::vector<std::string> pps_;
   std::unordered_map<uint64_t, std::string> tokens_;
+  const StackIds* stack_ids_ = nullptr;
 };
 
 }  // namespace ukstap::loader

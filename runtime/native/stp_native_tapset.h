@@ -188,8 +188,8 @@ static inline void _stp_text_str(char *out, unsigned long in, long inlen, long o
  * given to print_ustack/usym* resolve against the target process, else against the process that
  * last had them mapped (pid 0 in the record: see runtime/loader/ustack_output.cpp). */
 static inline uint64_t stp_n_fnv(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ull; }
-static inline void stp_n_ustack_emit(int flags, int kind, uint64_t token, const char *str,
-                                     const uint64_t *pcs, uint16_t n)
+static inline void stp_n_stack_emit(int type, int flags, int kind, uint64_t token, const char *str,
+                                    const uint64_t *pcs, uint16_t n)
 {
   unsigned char buf[sizeof(struct stp_rec_hdr) + sizeof(struct stp_ustack) + STP_REC_STR_SIZE(4096)];
   struct stp_rec_hdr h;
@@ -214,16 +214,19 @@ static inline void stp_n_ustack_emit(int flags, int kind, uint64_t token, const 
     memcpy(buf + sizeof h + len + 4, str, sl);
     len += STP_REC_STR_SIZE(sl);
   }
-  h.type = STP_REC_USTACK;
+  h.type = (uint16_t)type;
   h.id = (uint16_t)flags;
   h.len = len;
   memcpy(buf, &h, sizeof h);
   stp_n_emit(buf, (uint32_t)(sizeof h + len));
 }
-static inline void stp_n_token_str(char *buf, uint64_t token)
+#define stp_n_ustack_emit(flags, kind, token, str, pcs, n) \
+  stp_n_stack_emit(STP_REC_USTACK, (flags), (kind), (token), (str), (pcs), (n))
+static inline void stp_n_token_str_of(char *buf, uint64_t token, char letter)
 {
-  snprintf(buf, 20, "\x1eU%016llx\x1f", (unsigned long long)token);
+  snprintf(buf, 20, "\x1e%c%016llx\x1f", letter, (unsigned long long)token);
 }
+#define stp_n_token_str(buf, token) stp_n_token_str_of((buf), (token), 'U')
 static inline uint64_t stp_n_str_token(const char *s, int kind, int flags)
 {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -262,5 +265,64 @@ static inline void _stp_usym_sprint(char *buf, long n, long addr, int flags)
   stp_n_ustack_emit(flags, STP_USTACK_SYM, token, 0, &a, 1);
   stp_n_token_str(buf, token);
 }
+
+/* --- kernel backtraces and symbols (context-unwind.stp) --------------------------------- */
+/* Native probes have no kernel stack: print_backtrace prints `<no kernel backtrace at PP>`,
+ * backtrace() is "\n". Addresses given to print_stack/symname/symdata resolve from
+ * /proc/kallsyms as in kernel probes. */
+#define stp_n_kstack_emit(flags, kind, token, str, pcs, n) \
+  stp_n_stack_emit(STP_REC_KSTACK, (flags), (kind), (token), (str), (pcs), (n))
+static inline void _stp_kstack_print(int flags)
+{
+  stp_n_kstack_emit(flags, STP_USTACK_NO_USER, 0, stp_n_pp, 0, 0);
+}
+static inline void _stp_kstack_sprint(char *buf, long n, int flags) { (void)n; (void)flags; buf[0] = '\0'; }
+static inline void _stp_kstack_hex(char *buf, long n, long skip, long max)
+{
+  (void)skip; (void)max;
+  snprintf(buf, (size_t)n, "\n");
+}
+static inline void _stp_kstack_print_str(const char *stk, int flags)
+{
+  stp_n_kstack_emit(flags, STP_USTACK_HEXSTR, 0, stk, 0, 0);
+}
+static inline void _stp_kstack_sprint_str(char *buf, long n, const char *stk, int flags)
+{
+  uint64_t token = stp_n_str_token(stk, STP_USTACK_HEXSTR, flags);
+  (void)n;
+  stp_n_kstack_emit(flags, STP_USTACK_HEXSTR, token, stk, 0, 0);
+  stp_n_token_str_of(buf, token, 'K');
+}
+static inline void _stp_ksym_sprint(char *buf, long n, long addr, int flags)
+{
+  uint64_t a = (uint64_t)addr;
+  uint64_t token = stp_n_fnv(stp_n_fnv(0xcbf29ce484222325ull, a),
+                             ((uint64_t)STP_USTACK_SYM << 32) | (uint32_t)flags);
+  (void)n;
+  token = token ? token : 1;
+  stp_n_kstack_emit(flags, STP_USTACK_SYM, token, 0, &a, 1);
+  stp_n_token_str_of(buf, token, 'K');
+}
+
+/* --- stack ids (stackid.stp) ------------------------------------------------------------ */
+/* ustack_id()/kstack_id() need a probe with a stack: 0 here (printed as an unknown id). Ids
+ * made by kernel probes print from the maps, read by user space (bpf/stp_bpf_stackid.h). */
+static inline long _stp_ustack_id(void) { return 0; }
+static inline long _stp_kstack_id(void) { return 0; }
+static inline void stp_n_stackid(int type, char letter, char *buf, long id, int flags)
+{
+  uint64_t a = (uint64_t)id, token = 0;
+  if (buf) {
+    token = stp_n_fnv(stp_n_fnv(0xcbf29ce484222325ull, a),
+                      ((uint64_t)STP_USTACK_ID << 32) | (uint32_t)flags);
+    token = token ? token : 1;
+  }
+  stp_n_stack_emit(type, flags, STP_USTACK_ID, token, 0, &a, 1);
+  if (buf) stp_n_token_str_of(buf, token, letter);
+}
+#define _stp_ustack_id_print(id, flags) stp_n_stackid(STP_REC_USTACK, 'U', 0, (id), (flags))
+#define _stp_ustack_id_sprint(buf, n, id, flags) stp_n_stackid(STP_REC_USTACK, 'U', (buf), (id), (flags))
+#define _stp_kstack_id_print(id, flags) stp_n_stackid(STP_REC_KSTACK, 'K', 0, (id), (flags))
+#define _stp_kstack_id_sprint(buf, n, id, flags) stp_n_stackid(STP_REC_KSTACK, 'K', (buf), (id), (flags))
 
 #endif /* STP_NATIVE_TAPSET_H */

@@ -100,6 +100,22 @@ t "ls: each stack starts at __getdents64 and ends at ls's _start" 0 '' '' -- bas
 t "ls: readdir64 and __libc_start_main are on the way, no frame is inexact or unnamed" 0 '' '' -- bash -c "
   grep -qE ' : _*readdir64\+0x' '$T_TMP/ls.out' && grep -q ' : __libc_start_main' '$T_TMP/ls.out' &&
   ! grep -q 'inexact' '$T_TMP/ls.out' && $CHECK symbols '$T_TMP/ls.out'"
+# The same stack 200 times (the per-CPU row cache serves the return addresses after the first):
+# every stack must still be libunwind's.
+runp "chain x200: run" "$T_TMP/c200.prog" "$UKSTAP" -o "$T_TMP/c200.out" -d "$P" --ldd \
+  -e 'probe syscall.getppid { if (pid() == target()) { println("=="); print_ubacktrace() } }' -c "$P chain 200"
+t "chain x200: 200 stacks, every one = libunwind's" 0 '' '' -- python3 -c "
+import re, sys
+sys.path.insert(0, '$UKSTAP_TOP_SRCDIR/testsuite/e2e')
+import ustack_check as u
+truths = [l.split()[1:] for l in open('$T_TMP/c200.prog') if l.startswith('truth:')]
+st = [u.stacks(c)[0] for c in open('$T_TMP/c200.out').read().split('==\\n') if c.strip()]
+bad = [i for i, s in enumerate(st) if i >= len(truths) or
+       [f['pc'] for f in s[1:]] != [int(x, 16) for x in truths[i]][2:] or any(f['inexact'] for f in s)]
+ok = len(st) == 200 and len(truths) == 200 and not bad
+ok or print('%d stacks, %d truths, %d differ from libunwind (first: %s)' % (len(st), len(truths), len(bad), bad[:1]))
+sys.exit(0 if ok else 1)"
+
 # Tables are cached on disk by build-id: a second run reads them instead of compiling, and the
 # stacks are the same (truth: libunwind's frames, as above).
 TC="$T_TMP/tcache"

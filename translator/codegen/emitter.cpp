@@ -696,7 +696,7 @@ class BodyEmitter : public ast::Visitor {
       else
         line(param + " = " + args[k] + ";");
     }
-    line("stp_fn_" + em_.fn_c_name(f) + "(c, g);");
+    line("stp_fn_" + em_.fn_c_name(f) + "(c, g STP_FN_CTX_ARG);");
     check_error();
     if (f->type == Type::String) {
       std::string t = tmp_str();
@@ -903,9 +903,10 @@ class BodyEmitter : public ast::Visitor {
     cb << "static long " << name << "(void *map, void *key, void *val, void *data)\n{\n";
     line("struct stp_context *c = ((struct stp_cbdata *)data)->c;");
     line("struct stp_globals *g = ((struct stp_cbdata *)data)->g;");
+    line("void *ctx = ((struct stp_cbdata *)data)->ctx;");
     line(kt + " *k = key;");
     line(vt + " *v = val;");
-    line("(void)map; (void)g; (void)k; (void)v;");
+    line("(void)map; (void)g; (void)k; (void)v; (void)ctx;");
     if (!slice.empty()) line("if (!(" + key_matches(*mi, "(*k)", slice) + ")) return 0;");
     if (!limit.empty()) line("if (" + count + "++ >= " + limit + ") return 1;");
     line("if (STP_ACTION(c, 1)) goto cb_err;");
@@ -941,7 +942,7 @@ class BodyEmitter : public ast::Visitor {
     line(count + " = 0;");
     line("{");
     ++indent;
-    line("struct stp_cbdata d = {c, g};");
+    line("struct stp_cbdata d = {c, g, ctx};");
     line("bpf_for_each_map_elem(&" + mi->bpf_name + ", " + name + ", &d, 0);");
     --indent;
     line("}");
@@ -1191,7 +1192,7 @@ void Emitter::emit_function(ast::Function* f, bool native) {
   std::string n = fn_c_name(f);
   body << (native ? "#ifdef __UKSTAP_NATIVE__\n" : "#ifdef __UKSTAP_BPF__\n");
   body << "static __always_inline void stp_fn_" << n
-       << "(struct stp_context *c, struct stp_globals *g) {\n";
+       << "(struct stp_context *c, struct stp_globals *g STP_FN_CTX_PARAM) {\n";
   body << "  (void)g;\n";
   if (f->has_embedded_body()) {
     auto* code = static_cast<ast::EmbeddedCode*>(f->body);
@@ -1205,6 +1206,9 @@ void Emitter::emit_function(ast::Function* f, bool native) {
     if (code->code.find("_stp_ustack_") != std::string::npos ||
         code->code.find("_stp_usym_") != std::string::npos)
       m_.uses_user_stacks = true;
+    if (code->code.find("_stp_kstack_") != std::string::npos ||
+        code->code.find("_stp_ksym_") != std::string::npos)
+      m_.uses_kernel_stacks = true;
     body << "#undef STAP_RETURN\n#undef STAP_RETVALUE\n#undef STAP_FN_LOC\n";
     for (auto* a : f->formal_args) body << "#undef STAP_ARG_" << a->name << "\n";
     body << "  goto out;\nout:\n  return;\n}\n#endif\n\n";
@@ -1379,7 +1383,7 @@ int Emitter::run() {
       else
         fr.add_field("int64_t", "__retvalue");
       protos << "static __always_inline void stp_fn_" << n
-             << "(struct stp_context *c, struct stp_globals *g);\n";
+             << "(struct stp_context *c, struct stp_globals *g STP_FN_CTX_PARAM);\n";
     }
     // Each function is compiled for the side(s) whose probes call it, with that side's
     // abilities (foreach only natively, for now).
@@ -1447,7 +1451,7 @@ int Emitter::run() {
     h.replace(h.find("#include \"stp_runtime.h\""), 0,
               "#define STP_NPROBES " + std::to_string(std::max<size_t>(1, m_.probes.size())) + "\n");
     all << h << types_.str() << "\n" << ctx.str() << protos.str() << "\n"
-        << "#ifdef __UKSTAP_BPF__\nstruct stp_cbdata { struct stp_context *c; struct stp_globals *g; };\n"
+        << "#ifdef __UKSTAP_BPF__\nstruct stp_cbdata { struct stp_context *c; struct stp_globals *g; void *ctx; };\n"
         << callbacks_.str() << "#endif\n\n"
         << functions_.str() << probes_.str();
     all << "#ifdef __UKSTAP_NATIVE__\nSTP_GLOBALS_INIT\n{\n" << init << "}\n#endif\n";

@@ -56,6 +56,9 @@ struct ModuleInfo {
   // Some function emits user stacks or user symbols (_stp_ustack_*, _stp_usym_*): pass 5 then
   // runs the VMA tracker and the symbolizer.
   bool uses_user_stacks = false;
+  // Some function emits kernel stacks or kernel symbols (_stp_kstack_*, _stp_ksym_*): pass 5
+  // then reads /proc/kallsyms.
+  bool uses_kernel_stacks = false;
 };
 
 }  // namespace ukstap::codegen

@@ -134,8 +134,8 @@ int main(int argc, char **argv)
     int n = argc > 2 ? atoi(argv[2]) : 1, r = 0;
     print_map_of((void *)&chain_12);
     for (int i = 0; i < n; i++)
-      r |= chain_1(0) <= 0;
-    return r;
+      r += chain_1(0);  /* kept live; its value grows with sink and does not matter */
+    return r == 0x7fffffff ? 3 : 0;
   }
   if (!strcmp(mode, "threads")) {
     pthread_t t;

@@ -1,0 +1,128 @@
+/* ukstap BPF runtime: kernel backtraces and kernel symbols (the hooks of context-unwind.stp).
+ *
+ * The kernel unwinds its own stack: bpf_get_stack(ctx, buf, size, 0) gives the return addresses
+ * of the probe's kernel context (ORC, exact) — at a tracepoint the code that hit it, in a
+ * perf_event program (timer.profile) the interrupted kernel code, and nothing when the sample
+ * or the uprobe interrupted user mode. Only the pcs leave the kernel, in a KSTACK record
+ * (common/stp_records.h, the USTACK layout); user space names them from /proc/kallsyms.
+ *
+ * The helper needs the program's context pointer, which generated functions receive as their
+ * `ctx` parameter (STP_FN_CTX_PARAM in bpf/stp_bpf.h).
+ *
+ * sprint_* forms return a deferred token "\x1eK" + 16 hex digits + "\x1f", a hash of the
+ * content (pcs, kind, flags; no pid: a kernel address means the same in every process), so equal
+ * stacks give equal strings and `a[sprint_backtrace()]++` groups them.
+ */
+#ifndef STP_BPF_KSTACK_H
+#define STP_BPF_KSTACK_H
+
+/* FNV-1a of the pcs (one global function: verified once, whatever the number of call sites). */
+STP_GLOBAL_FN int stp_kwalk_hash(struct stp_kwalk *kw)
+{
+  uint64_t h = STP_FNV_OFFSET;
+  uint32_t n;
+  if (!kw)
+    return 0;
+  n = kw->n;
+  for (uint32_t i = 0; i < MAXBACKTRACE; i++) {
+    if (i >= n)
+      break;
+    h = stp_fnv_u64(h, kw->pcs[i]);
+  }
+  kw->hash = stp_fnv_u64(h, n);
+  return 0;
+}
+
+/* The kernel stack of the probe context into k->kw (n = 0: none, e.g. a user-mode sample). */
+static __always_inline void stp__kwalk(struct stp_common *k, void *ctx)
+{
+  long r = -1;
+  if (ctx)
+    r = bpf_get_stack(ctx, k->kw.pcs, sizeof(k->kw.pcs), 0);
+  k->kw.n = r > 0 ? (uint32_t)((uint64_t)r >> 3) : 0;
+  if (k->kw.n > MAXBACKTRACE)
+    k->kw.n = MAXBACKTRACE;
+  stp_kwalk_hash(&k->kw);
+}
+
+/* Emit k->kw as a KSTACK record (token 0: print it now). */
+static __always_inline void stp__kstack_emit(struct stp_common *k, int flags, uint64_t token)
+{
+  uint32_t n = k->kw.n;
+  struct stp_ustack *u = stp__stackrec_begin(k, STP_REC_KSTACK, flags,
+                                             n ? STP_USTACK_PCS : STP_USTACK_NO_USER, token);
+  if (n > MAXBACKTRACE)
+    n = MAXBACKTRACE;
+  u->nr = (uint16_t)n;
+  u->exact = (uint16_t)n;
+  if (n)
+    bpf_probe_read_kernel(&k->rec[sizeof(struct stp_rec_hdr) + sizeof(struct stp_ustack)],
+                          (n * 8) & (8 * STP_UW_MASK_BITS + 8 - 1), k->kw.pcs);
+  k->rec_pos += n * 8;
+  stp__rec_end(k);
+}
+
+static __always_inline void stp__kstack_print(struct stp_common *k, void *ctx, int flags)
+{
+  stp__kwalk(k, ctx);
+  stp__kstack_emit(k, flags, 0);
+}
+
+static __always_inline void stp__kstack_sprint(struct stp_common *k, void *ctx, char *buf, int flags)
+{
+  uint64_t token;
+  stp__kwalk(k, ctx);
+  token = stp__token(k->kw.hash, k->kw.n ? STP_USTACK_PCS : STP_USTACK_NO_USER, flags);
+  stp__kstack_emit(k, flags, token);
+  stp__token_str_of(buf, token, 'K');
+}
+
+/* backtrace()/callers(): "0x%x " per frame from `skip`, at most `max` frames; "\n" when the
+ * context has no kernel stack (as ubacktrace() without user registers). */
+static __always_inline void stp__kstack_hex(struct stp_common *k, void *ctx, char *buf, long skip,
+                                            long max)
+{
+  uint32_t pos = 0;
+  stp__kwalk(k, ctx);
+  buf[0] = '\0';
+  if (!k->kw.n) {
+    buf[0] = '\n';
+    buf[1] = '\0';
+    return;
+  }
+  for (uint32_t i = 0; i < MAXBACKTRACE; i++) {
+    if (i >= k->kw.n || (long)i >= skip + max || pos >= STP_MAXSTRINGLEN - 1)
+      break;
+    if ((long)i < skip)
+      continue;
+    pos = stp_bpf_sfmt_long((struct stp_strbuf *)buf, pos, (int64_t)k->kw.pcs[i & STP_UW_MASK_BITS],
+                            STP_FMT_SPEC('x', STP_FLAG_ALT, 0, -1));
+    if (pos < STP_MAXSTRINGLEN - 1) {
+      buf[pos & (STP_MAXSTRINGLEN - 1)] = ' ';
+      pos++;
+      buf[pos & (STP_MAXSTRINGLEN - 1)] = '\0';
+    }
+  }
+}
+
+/* symname/symdata: one kernel address. */
+static __always_inline void stp__ksym(struct stp_common *k, char *buf, uint64_t addr, int flags)
+{
+  uint64_t token = stp__token(stp_fnv_u64(STP_FNV_OFFSET, addr), STP_USTACK_SYM, flags);
+  struct stp_ustack *u = stp__stackrec_begin(k, STP_REC_KSTACK, flags, STP_USTACK_SYM, token);
+  u->nr = 1;
+  u->exact = 1;
+  stp__rec_long(k, (int64_t)addr);
+  stp__rec_end(k);
+  stp__token_str_of(buf, token, 'K');
+}
+
+#define _stp_kstack_print(flags) stp__kstack_print(&c->k, ctx, (flags))
+#define _stp_kstack_sprint(buf, n, flags) stp__kstack_sprint(&c->k, ctx, (buf), (flags))
+#define _stp_kstack_hex(buf, n, skip, max) stp__kstack_hex(&c->k, ctx, (buf), (skip), (max))
+#define _stp_kstack_print_str(stk, flags) stp__stack_str(&c->k, STP_REC_KSTACK, 'K', 0, (stk), (flags))
+#define _stp_kstack_sprint_str(buf, n, stk, flags) \
+  stp__stack_str(&c->k, STP_REC_KSTACK, 'K', (buf), (stk), (flags))
+#define _stp_ksym_sprint(buf, n, addr, flags) stp__ksym(&c->k, (buf), (uint64_t)(addr), (flags))
+
+#endif /* STP_BPF_KSTACK_H */

@@ -1,0 +1,133 @@
+/* ukstap BPF runtime: stacks aggregated in the kernel (ustack_id(), kstack_id(); tapsets/
+ * stackid.stp).
+ *
+ * ustack_id()/kstack_id() return a long naming the current stack: a 64-bit FNV-1a hash of its
+ * content. The pcs are stored once per id in a hash map ("stp_ustacks" / "stp_kstacks", value
+ * struct stp_ustack + MAXBACKTRACE pcs, common/stp_records.h), so `s[ustack_id()] <<< 1` counts
+ * in the kernel and sends nothing per event; print_ustack_id(id) & co. emit a record naming the
+ * id, and user space reads the pcs from the map when it prints it.
+ *
+ * A user stack's id covers the tgid (and where the exact frames end): the same addresses in two
+ * processes may be different code, and the stored (tgid, first event's time) is what user space
+ * symbolizes against, with the VMA tracker's history of that process. So ids group the events
+ * of one process; two processes running one program get different ids (their addresses differ
+ * anyway under ASLR). A kernel stack's id covers the pcs only. A context without a stack (kernel
+ * thread, user-mode sample for kstack_id) gets one id per probe, printed
+ * `<no user backtrace at PP>` / `<no kernel backtrace at PP>`.
+ *
+ * MAXSTACKS (default 16384, `-D MAXSTACKS=N`) bounds each map; entries are allocated as they come
+ * (BPF_F_NO_PREALLOC). When a map is full the id is still returned but its stack is not stored:
+ * stp_session.stacks_lost counts them and ukstap warns at exit.
+ */
+#ifndef STP_BPF_STACKID_H
+#define STP_BPF_STACKID_H
+
+#ifndef MAXSTACKS
+# define MAXSTACKS 16384
+#endif
+
+struct stp_stack_val {
+  struct stp_ustack h;
+  uint64_t pcs[MAXBACKTRACE];
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, MAXSTACKS);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, uint64_t);
+  __type(value, struct stp_stack_val);
+} stp_ustacks SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, MAXSTACKS);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, uint64_t);
+  __type(value, struct stp_stack_val);
+} stp_kstacks SEC(".maps");
+
+#if STP_REC_CAP < 8 * MAXBACKTRACE + 64
+# error "MAXBACKTRACE too large for the record scratch: raise MAXSTRINGLEN"
+#endif
+
+/* Store the stack under id unless it is there already (one lookup in the common case). The
+ * value is built in the record scratch (too big for the BPF stack). */
+static __always_inline int64_t stp__stack_store(struct stp_common *k, int kernel, uint64_t id,
+                                                uint32_t pid, const uint64_t *pcs, uint32_t n,
+                                                uint32_t exact, uint32_t stop)
+{
+  struct stp_stack_val *v = (struct stp_stack_val *)k->rec;
+  long rc;
+  if (kernel ? bpf_map_lookup_elem(&stp_kstacks, &id) : bpf_map_lookup_elem(&stp_ustacks, &id))
+    return (int64_t)id;
+  if (n > MAXBACKTRACE)
+    n = MAXBACKTRACE;
+  v->h.pid = pid;
+  v->h.tid = (uint32_t)bpf_get_current_pid_tgid();
+  v->h.time_ns = bpf_ktime_get_ns();
+  v->h.token = id;
+  v->h.probe_id = (uint16_t)k->probe_id;
+  v->h.nr = (uint16_t)n;
+  v->h.exact = (uint16_t)exact;
+  v->h.kind = n ? STP_USTACK_PCS : STP_USTACK_NO_USER;
+  v->h.stop = (uint8_t)stop;
+  if (n)
+    bpf_probe_read_kernel(v->pcs, (n * 8) & (8 * STP_UW_MASK_BITS + 8 - 1), pcs);
+  rc = kernel ? bpf_map_update_elem(&stp_kstacks, &id, v, BPF_NOEXIST)
+              : bpf_map_update_elem(&stp_ustacks, &id, v, BPF_NOEXIST);
+  if (rc != 0 && rc != -EEXIST) {
+    struct stp_session *s = stp__session();
+    if (s)
+      stp__count(&s->stacks_lost);
+  }
+  return (int64_t)id;
+}
+
+static __always_inline int64_t stp__ustack_id(struct stp_common *k)
+{
+  uint64_t h;
+  stp__uwalk(k);
+  if (k->uw.stop == STP_STOP_NO_USER) {
+    h = stp_fnv_u64(STP_FNV_OFFSET, 0x100000000ull | (uint32_t)k->probe_id);
+    k->uw.n = 0;
+  } else {
+    h = stp_fnv_u64(k->uw.hash, k->uw.exact);
+  }
+  h = stp__token(h, STP_USTACK_ID, 'U');
+  return stp__stack_store(k, 0, h, k->uw.tgid, k->uw.pcs, k->uw.n, k->uw.exact, k->uw.stop);
+}
+
+static __always_inline int64_t stp__kstack_id(struct stp_common *k, void *ctx)
+{
+  uint64_t h;
+  stp__kwalk(k, ctx);
+  h = k->kw.n ? k->kw.hash : stp_fnv_u64(STP_FNV_OFFSET, 0x100000000ull | (uint32_t)k->probe_id);
+  h = stp__token(h, STP_USTACK_ID, 'K');
+  return stp__stack_store(k, 1, h, 0, k->kw.pcs, k->kw.n, k->kw.n, 0);
+}
+
+/* print_ustack_id(id) & co.: a record naming the id (user space reads the map). */
+static __always_inline void stp__stackid_rec(struct stp_common *k, int type, char letter, char *buf,
+                                             int64_t id, int flags)
+{
+  uint64_t token = buf ? stp__token(stp_fnv_u64(STP_FNV_OFFSET, (uint64_t)id), STP_USTACK_ID, flags) : 0;
+  struct stp_ustack *u = stp__stackrec_begin(k, type, flags, STP_USTACK_ID, token);
+  u->nr = 1;
+  u->exact = 1;
+  stp__rec_long(k, id);
+  stp__rec_end(k);
+  if (buf)
+    stp__token_str_of(buf, token, letter);
+}
+
+#define _stp_ustack_id() stp__ustack_id(&c->k)
+#define _stp_kstack_id() stp__kstack_id(&c->k, ctx)
+#define _stp_ustack_id_print(id, flags) stp__stackid_rec(&c->k, STP_REC_USTACK, 'U', 0, (id), (flags))
+#define _stp_ustack_id_sprint(buf, n, id, flags) \
+  stp__stackid_rec(&c->k, STP_REC_USTACK, 'U', (buf), (id), (flags))
+#define _stp_kstack_id_print(id, flags) stp__stackid_rec(&c->k, STP_REC_KSTACK, 'K', 0, (id), (flags))
+#define _stp_kstack_id_sprint(buf, n, id, flags) \
+  stp__stackid_rec(&c->k, STP_REC_KSTACK, 'K', (buf), (id), (flags))
+
+#endif /* STP_BPF_STACKID_H */

@@ -1,0 +1,70 @@
+// Pass 5's kernel-stack printer: KSTACK records (common/stp_records.h) -> SystemTap's backtrace
+// and symbol texts (STAP-FORMATS §4) with kernel symbols from /proc/kallsyms (ksym.h):
+//   print_backtrace   ` 0xffffffff81234567 : do_sys_openat2+0x74/0x130 [kernel]` per frame
+//   sprint_backtrace  `do_sys_openat2+0x74 [kernel]` + "\n" per frame
+//   symname/symdata   `do_sys_openat2` / `do_sys_openat2+0x74/0x130 [kernel]`
+// An address no symbol covers prints bare (` 0x…`); a context without a kernel stack (a
+// user-mode sample, a uprobe, begin/end) prints `<no kernel backtrace at PP>`.
+//
+// Records with a token define what a "\x1eK<16 hex>\x1f" token in a script string stands for;
+// expand() replaces them when the string is printed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+struct stp_ustack;
+
+namespace ukstap::ksym {
+class Kallsyms;
+}
+
+namespace ukstap::loader {
+
+class StackIds;
+
+class KernelStacks {
+ public:
+  explicit KernelStacks(const ksym::Kallsyms& syms) : syms_(syms) {}
+
+  // Probe points by probe id, for `<no kernel backtrace at PP>`.
+  void set_probe_points(std::vector<std::string> pps) { pps_ = std::move(pps); }
+  // Where kstack_id() stacks are read (the BPF map "stp_kstacks"; null: none).
+  void set_stack_ids(const StackIds* ids) { stack_ids_ = ids; }
+
+  // One KSTACK record: `flags` = header id. Returns the text to print now ("" for token
+  // records, whose text expand() substitutes later).
+  std::string record(uint16_t flags, const stp_ustack& u, const unsigned char* payload, size_t n);
+  // Replaces every kernel token in `s`.
+  std::string expand(const std::string& s) const;
+
+  uint64_t stacks = 0, frames = 0, unresolved_frames = 0;
+
+ private:
+  // `caller`: a return address (frames after the first): named after the byte before it, so
+  // a call that is a function's last instruction is not put in the next function.
+  std::string format_one(uint64_t pc, int flags, bool caller);
+  std::string format_frames(const std::vector<uint64_t>& pcs, int flags);
+  std::string format_list(const std::string& list);
+  std::string no_stack(uint16_t probe_id, const std::string& native_pp) const;
+
+  const ksym::Kallsyms& syms_;
+  std::vector<std::string> pps_;
+  const StackIds* stack_ids_ = nullptr;
+  std::unordered_map<uint64_t, std::string> tokens_;
+  struct FrameKey {
+    uint64_t pc;
+    uint32_t bits;  // flags << 1 | caller
+    bool operator==(const FrameKey& o) const { return pc == o.pc && bits == o.bits; }
+  };
+  struct FrameKeyHash {
+    size_t operator()(const FrameKey& k) const { return std::hash<uint64_t>()(k.pc * 31 + k.bits); }
+  };
+  // formatted frame text, and whether it had no symbol
+  std::unordered_map<FrameKey, std::pair<std::string, bool>, FrameKeyHash> frame_cache_;
+};
+
+}  // namespace ukstap::loader
