@@ -13,6 +13,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <iterator>
 #include <iostream>
 #include <new>
 #include <string>
@@ -20,6 +21,7 @@
 #include "driver/diagnostics.h"
 #include "driver/options.h"
 #include "driver/passes.h"
+#include "driver/profile_mode.h"
 #include "driver/session.h"
 #include "probes/provider.h"
 
@@ -186,6 +188,28 @@ int run(int argc, char** argv) {
     default: break;
   }
 
+  // --profile: the driver writes the script and keeps its output for itself (profile_mode.h).
+  std::string profile_dest, profile_tmp, profile_format;
+  if (s.opts.profile_hz > 0) {
+    profile_dest = s.opts.output_file;
+    profile_format = profile_mode::format_for(s.opts);  // before -o becomes the samples file
+    char tmpl[] = "/tmp/ukstap-profile-XXXXXX";
+    int fd = ::mkstemp(tmpl);
+    if (fd < 0) {
+      std::cerr << "ukstap: cannot create a temporary file for the samples: " << std::strerror(errno) << "\n";
+      return 1;
+    }
+    ::close(fd);
+    profile_tmp = tmpl;
+    s.opts.output_file = profile_tmp;
+    s.opts.script_text = profile_mode::script(s.opts);
+    s.opts.have_script_text = true;
+  }
+  struct Unlink {
+    std::string path;
+    ~Unlink() { if (!path.empty()) ::unlink(path.c_str()); }
+  } unlink_tmp{profile_tmp};
+
   if (!s.opts.have_script_text && !check_script_file(s.opts.script_file, std::cerr)) return 1;
 
   if (run_pass1(s) != 0) return 1;
@@ -219,9 +243,32 @@ int run(int argc, char** argv) {
   }
 
   // Pass 5 prints its own diagnostics (ERROR/WARNING lines, "Pass 5: run failed.").
+  bool tty = ::isatty(STDERR_FILENO);
+  if (!profile_tmp.empty() && tty)
+    std::cerr << "ukstap: sampling at " << s.opts.profile_hz << " Hz "
+              << (!s.opts.target_cmd.empty() ? "until the command exits"
+                  : s.opts.timeout_s > 0   ? "for " + std::to_string(s.opts.timeout_s) + " s"
+                                           : "until ^C")
+              << "...\n";
+  auto t0 = std::chrono::steady_clock::now();
   int rc = pass5_run(s);
   std::cout.flush();
-  return rc;
+  if (profile_tmp.empty() || rc != 0) return rc;
+
+  std::ifstream in(profile_tmp, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto samples = profile_mode::parse_samples(text);
+  const std::string& format = profile_format;
+  if (tty)
+    std::cerr << "ukstap: writing " << samples.size() << " samples as " << format
+              << (profile_dest.empty() || profile_dest == "-" ? "" : " to " + profile_dest) << "\n";
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string why;
+  if (!profile_mode::write_profile(samples, s.opts, format, profile_dest, secs, why)) {
+    std::cerr << "ukstap: " << why << "\n";
+    return 1;
+  }
+  return flush_stdout(0);
 }
 
 }  // namespace

@@ -32,6 +32,8 @@ enum LongOnly {
   OPT_LDD = 256,
   OPT_DUMP_FUNCTIONS,
   OPT_DUMP_PROBE_TYPES,
+  OPT_PROFILE,
+  OPT_FORMAT,
 };
 
 const char kShortOpts[] = ":hVvp:e:c:x:o:d:km:D:G:I:T:l:L:gwu";
@@ -42,6 +44,8 @@ const struct option kLongOpts[] = {
     {"ldd", no_argument, nullptr, OPT_LDD},
     {"dump-functions", no_argument, nullptr, OPT_DUMP_FUNCTIONS},
     {"dump-probe-types", no_argument, nullptr, OPT_DUMP_PROBE_TYPES},
+    {"profile", optional_argument, nullptr, OPT_PROFILE},
+    {"format", required_argument, nullptr, OPT_FORMAT},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -130,6 +134,21 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
         opts.d_objects.emplace_back(optarg);
         break;
       case OPT_LDD: opts.ldd = true; break;
+      case OPT_PROFILE: {
+        long hz = 99;  // perf's and bpftrace's customary default: not in lockstep with timers
+        if (optarg && !parse_long(optarg, 1, 100000, hz))
+          return usage_error("Invalid --profile frequency '" + std::string(optarg) +
+                             "' (samples per second, 1-100000).");
+        opts.profile_hz = static_cast<int>(hz);
+        break;
+      }
+      case OPT_FORMAT: {
+        std::string f = optarg;
+        if (f != "folded" && f != "svg" && f != "pprof")
+          return usage_error("Invalid --format '" + f + "' (folded, svg or pprof).");
+        opts.profile_format = f;
+        break;
+      }
       case 'k': opts.keep_tmpdir = true; break;
       case 'm': {
         std::string name = optarg;
@@ -202,6 +221,16 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
   // Remaining arguments: the script (unless -e or a listing/dump mode) and then $1, $2, ...
   int i = optind;
   bool script_mode = !listing && !opts.dump_functions && !opts.dump_probe_types;
+  if (opts.profile_hz > 0) {
+    // --profile brings its own script (driver/profile_mode.h): there is nothing to give.
+    if (opts.have_script_text || (i < argc))
+      return usage_error("--profile runs its own sampling script: give no script (-e or a file).");
+    if (listing || opts.dump_functions || opts.dump_probe_types)
+      return usage_error("--profile cannot be combined with -l/-L or --dump-*.");
+    script_mode = false;
+  } else if (!opts.profile_format.empty()) {
+    return usage_error("--format only applies to --profile.");
+  }
   if (script_mode && !opts.have_script_text) {
     if (i >= argc) return usage_error("A script must be specified (SCRIPT_FILE, '-' for stdin, or -e SCRIPT).");
     opts.script_file = argv[i++];
@@ -260,6 +289,11 @@ void print_usage(std::ostream& out) {
          "   -g         guru mode: allow embedded C in the script\n"
          "   -u         unoptimized translation: keep unused code\n"
          "   -w         suppress warnings\n"
+         "   --profile[=HZ]  sample user+kernel stacks at HZ (default 99) of -c CMD, -x PID or\n"
+         "              the whole system (until -T SECONDS or ^C) and write a profile\n"
+         "   --format=F folded (FlameGraph/inferno/speedscope input), svg (an interactive\n"
+         "              flame graph) or pprof (profile.proto, gzipped); default: from -o's\n"
+         "              extension (.folded, .svg, .pb.gz), else folded\n"
          "   -c CMD     start the probes, run CMD, and exit when it finishes\n"
          "   -x PID     set target() to PID\n"
          "   -o FILE    send the script's output to FILE (strftime patterns allowed)\n"

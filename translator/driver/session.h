@@ -47,6 +47,8 @@ struct Options {
   bool guru_mode = false;  // -g: embedded code allowed in the user script
   bool suppress_warnings = false;  // -w
   bool unoptimized = false;        // -u
+  int profile_hz = 0;              // --profile[=HZ]: sampling profile mode (0: off)
+  std::string profile_format;      // --format: folded, svg or pprof ("": from -o's extension)
 };
 
 // A concrete probe after alias expansion and wildcard matching.

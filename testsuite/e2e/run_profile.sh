@@ -1,0 +1,92 @@
+#!/bin/bash
+# ukstap --profile (issue 7): timer samples to folded stacks, an SVG flame graph and pprof.
+#
+# Truth: progs/split_prog.c spends 75% of its loop in spin_a and 25% in spin_b (the same loop
+# body, 3:1 iterations). Each output must show that split within a few percent, read back by
+# independent readers: the folded text by awk, the SVG by Python's XML parser and by headless
+# Chromium (it renders; a real click event zooms), pprof by `go tool pprof`. Root only; under
+# CI=true not being root is a failure, never a skip.
+. "$(dirname "$0")/../e2e-lib.sh"
+t_require_root || { t_done; exit; }
+export XDG_CACHE_HOME="$T_TMP/cache"
+S="$T_TMP/split"
+if ! gcc -O2 -fomit-frame-pointer -o "$S" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/split_prog.c" 2> "$T_TMP/gcc.err"; then
+  echo "FAIL: cannot build split_prog"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
+fi
+
+# share NAME FILE: spin_a's share (%) of the samples under spin_a or spin_b in folded FILE
+share() {
+  awk -v f="$1" '{n = $NF; if ($0 ~ /;spin_a(;|$)/) a += n; else if ($0 ~ /;spin_b(;|$)/) b += n}
+                 END {if (a + b < 100) {print "too few samples: " a + b; exit 1}; printf "%.1f\n", 100 * a / (a + b)}' "$2"
+}
+export -f share
+NL=$'\n'
+
+# --- folded stacks (the default; also -o *.folded) -------------------------------------------
+t "folded: run" 0 '' '' -- "$UKSTAP" --profile=499 -o "$T_TMP/p.folded" -c "$S 2"
+t "folded: 'comm;root;...;leaf N' lines, main's stacks through _start" 0 '' '' -- bash -c "
+  grep -q '^split;_start;__libc_start_main;__libc_start_call_main;main;work;spin_a;burn [0-9]*\$' '$T_TMP/p.folded' &&
+  ! grep -qv '^[^ ]* [0-9][0-9]*\$' '$T_TMP/p.folded' || { cat '$T_TMP/p.folded'; exit 1; }"
+t "folded: spin_a has 75% +- 5 of the samples" 0 '' '' -- bash -c "
+  v=\$(share x '$T_TMP/p.folded') && awk -v v=\"\$v\" 'BEGIN {exit !(v >= 70 && v <= 80)}' || { echo \"spin_a: \$v%\"; exit 1; }"
+t "folded to standard output without -o" 0 '' '' -- bash -c "
+  '$UKSTAP' --profile=199 -c '$S 0.3' | grep -q ';work;spin_a;burn [0-9]*\$'"
+
+# --- SVG -------------------------------------------------------------------------------------
+t "svg: run (format from the extension)" 0 '' '' -- "$UKSTAP" --profile=499 -o "$T_TMP/p.svg" -c "$S 2"
+t "svg: well-formed XML; spin_a/spin_b frame widths 3:1 (+- 5%), tooltips with counts" 0 '' '' -- python3 -c "
+import re, sys, xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+root = ET.parse('$T_TMP/p.svg').getroot()
+w = {'spin_a': 0.0, 'spin_b': 0.0}
+for g in root.iter(ns + 'g'):
+    title = g.find(ns + 'title').text
+    m = re.match(r'(\S+) \((\d+) samples?, ([0-9.]+)%\)', title)
+    if not m: sys.exit('bad tooltip: ' + title)
+    if m.group(1) in w:
+        w[m.group(1)] += float(g.find(ns + 'rect').get('width'))
+a = 100 * w['spin_a'] / (w['spin_a'] + w['spin_b'])
+sys.exit(0 if 70 <= a <= 80 else 'spin_a width share %.1f%%' % a)"
+t "svg: headless Chromium renders it (screenshot in the log)" 0 '' '' -- bash -c "
+  timeout 60 chromium --headless --no-sandbox --disable-gpu --window-size=1200,400 \
+    --screenshot='$T_TMP/flamegraph.png' 'file://$T_TMP/p.svg' > /dev/null 2>&1
+  [ -s '$T_TMP/flamegraph.png' ] && cp '$T_TMP/flamegraph.png' /tmp/ukstap-flamegraph-test.png"
+echo "  (flame graph screenshot: /tmp/ukstap-flamegraph-test.png)"
+# A click on spin_a (a MouseEvent dispatched by the page itself for #zoom=NAME, through the
+# same click handler a user's click reaches): spin_a then spans the whole width, spin_b is
+# hidden, and their common ancestor work still spans the width.
+t "svg: a click on spin_a zooms: it fills the width, spin_b is hidden (Chromium DOM)" 0 '' '' -- bash -c "
+  timeout 60 chromium --headless --no-sandbox --disable-gpu --dump-dom 'file://$T_TMP/p.svg#zoom=spin_a' 2>/dev/null > '$T_TMP/dom.xml'
+  python3 -c \"
+import re, sys
+d = open('$T_TMP/dom.xml').read()
+frames = re.findall(r'<g class=\\\"f\\\"([^>]*)><title>(\\\\S+) \\\\((\\\\d+) [^<]*</title><rect[^>]*width=\\\"([0-9.]+)\\\"', d)
+if not frames: sys.exit('no frames in the DOM')
+best = {}
+for attrs, name, n, width in frames:
+    if name not in best or int(n) > int(best[name][1]): best[name] = (attrs, n, float(width))
+a, b, w = best['spin_a'], best['spin_b'], best['work']
+ok = abs(a[2] - 1180) < 0.5 and 'display: none' in b[0] and abs(w[2] - 1180) < 0.5 and 'display: none' not in a[0]
+sys.exit(0 if ok else 'after the click: spin_a %s, spin_b %s, work %s' % (a, b, w))\""
+
+# --- pprof ------------------------------------------------------------------------------------
+t "pprof: run (.pb.gz)" 0 '' '' -- "$UKSTAP" --profile=499 -o "$T_TMP/p.pb.gz" -c "$S 2"
+export HOME="$T_TMP/gohome" GOCACHE="$T_TMP/gohome/cache" GOPATH="$T_TMP/gohome/go"
+t "pprof: go tool pprof reads it; spin_a 75% +- 5 of spin_a+spin_b, every sample under split" 0 '' '' -- bash -c "
+  go tool pprof -sample_index=samples -top -cum '$T_TMP/p.pb.gz' 2>&1 > '$T_TMP/top.txt'
+  awk '\$NF == \"spin_a\" {a = \$4} \$NF == \"spin_b\" {b = \$4} \$NF == \"split\" {s = \$5}
+       /Total samples =/ {}
+       END {if (a + b == 0) exit 1; v = 100 * a / (a + b); if (v < 70 || v > 80 || s != \"100%\") {print v, s; exit 1}}' '$T_TMP/top.txt' ||
+  { cat '$T_TMP/top.txt'; exit 1; }"
+t "pprof: --format=pprof wins over the extension; the file is gzip" 0 '' '' -- bash -c "
+  '$UKSTAP' --profile=99 --format=pprof -o '$T_TMP/p.out' -c '$S 0.3' && [ \"\$(head -c2 '$T_TMP/p.out' | od -An -tx1 | tr -d ' ')\" = 1f8b ]"
+
+# --- system-wide, bad input -------------------------------------------------------------------
+t "system-wide -T 1: other processes sampled, ukstap itself not" 0 '' '' -- bash -c "
+  ( '$S' 3 & ) ; '$UKSTAP' --profile=199 -T 1 -o '$T_TMP/all.folded' &&
+  grep -q '^split;' '$T_TMP/all.folded' && ! grep -q '^ukstap;' '$T_TMP/all.folded'"
+t "--format=png is refused" 1 '' "ukstap: Invalid --format 'png' (folded, svg or pprof).${NL}Try 'ukstap --help' for more information.${NL}" -- "$UKSTAP" --profile --format=png -c true
+t "--profile with a script is refused" 1 '' "ukstap: --profile runs its own sampling script: give no script (-e or a file).${NL}Try 'ukstap --help' for more information.${NL}" -- "$UKSTAP" --profile -e 'probe begin {}'
+t "an unwritable -o names the file" 1 '' "ukstap: cannot create /nonexistent/p.svg${NL}" -- \
+  "$UKSTAP" --profile=99 -o /nonexistent/p.svg -c true
+t_done

@@ -1,0 +1,159 @@
+// driver/profile_mode: --profile's options, its script, and the parsing of the script's output
+// (the backtrace lines of STAP-FORMATS.md §4, written out here by hand).
+#include <catch2/catch.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "driver/options.h"
+#include "driver/profile_mode.h"
+
+using namespace ukstap;
+
+namespace {
+
+CommandLine parse(std::vector<std::string> args, Options& o, std::string& err) {
+  std::vector<char*> argv;
+  static std::string prog = "ukstap";
+  argv.push_back(prog.data());
+  for (auto& a : args) argv.push_back(a.data());
+  std::ostringstream e;
+  CommandLine cl = parse_command_line(static_cast<int>(argv.size()), argv.data(), o, e);
+  err = e.str();
+  return cl;
+}
+
+}  // namespace
+
+TEST_CASE("--profile options", "[profile_mode]") {
+  std::string err;
+  {
+    Options o;
+    auto cl = parse({"--profile", "-c", "sort x"}, o, err);
+    CHECK(cl.action == CommandLine::Action::Run);
+    CHECK(o.profile_hz == 99);
+    CHECK(o.target_cmd == "sort x");
+    CHECK(profile_mode::format_for(o) == "folded");
+  }
+  {
+    Options o;
+    parse({"--profile=999", "-o", "out.svg", "-x", "42"}, o, err);
+    CHECK(o.profile_hz == 999);
+    CHECK(profile_mode::format_for(o) == "svg");
+  }
+  {
+    Options o;
+    parse({"--profile", "-o", "p.pb.gz", "-T", "2"}, o, err);
+    CHECK(profile_mode::format_for(o) == "pprof");
+    o.profile_format = "folded";
+    CHECK(profile_mode::format_for(o) == "folded");  // --format wins over the extension
+  }
+  {
+    Options o;
+    auto cl = parse({"--profile=0"}, o, err);
+    CHECK(cl.action == CommandLine::Action::Error);
+    CHECK(err.find("Invalid --profile frequency '0'") != std::string::npos);
+  }
+  {
+    Options o;
+    auto cl = parse({"--profile", "-e", "probe begin {}"}, o, err);
+    CHECK(cl.action == CommandLine::Action::Error);
+    CHECK(err.find("give no script") != std::string::npos);
+  }
+  {
+    Options o;
+    auto cl = parse({"--format=png", "--profile"}, o, err);
+    CHECK(cl.action == CommandLine::Action::Error);
+    CHECK(err.find("Invalid --format 'png'") != std::string::npos);
+  }
+  {
+    Options o;
+    auto cl = parse({"--format=svg", "-e", "probe begin {}"}, o, err);
+    CHECK(cl.action == CommandLine::Action::Error);
+    CHECK(err.find("--format only applies to --profile") != std::string::npos);
+  }
+}
+
+TEST_CASE("--profile script: target filter or everything but ukstap", "[profile_mode]") {
+  Options o;
+  o.profile_hz = 999;
+  o.target_cmd = "ls";
+  std::string s = profile_mode::script(o);
+  CHECK(s.find("perf.sw.cpu_clock.hz(999)") != std::string::npos);
+  CHECK(s.find("pid() == target()") != std::string::npos);
+  CHECK(s.find("print_ubacktrace()") != std::string::npos);
+  CHECK(s.find("print_backtrace()") != std::string::npos);
+  Options all;
+  all.profile_hz = 99;
+  CHECK(profile_mode::script(all).find("pid() != stp_pid()") != std::string::npos);
+}
+
+TEST_CASE("--profile output parsing: every backtrace line form", "[profile_mode]") {
+  const std::string text =
+      "@@ukstap-sample 123 124 sort worker\n"
+      " 0xffffffff81a0c2f4 : do_syscall_64+0x34/0x80 [kernel]\n"
+      " 0xffffffffc0123456 : xfs_file_read_iter+0x10/0x100 [xfs]\n"
+      " 0x7f0c1a2b3c43 : __getdents64+0x13/0x90 [/usr/lib/x86_64-linux-gnu/libc.so.6]\n"
+      " 0x55d0c0de1234 [/usr/bin/sort+0x1234/0x9000]\n"
+      " 0x7f0000001000 : sub_1000+0x0/0x20 [/tmp/jit.so] (inexact)\n"
+      " 0x7f0000002000\n"
+      "@@ukstap-sample 7 7 idle\n"
+      "<no user backtrace at perf.sw.cpu_clock.hz(99)>\n"
+      "some other line\n";
+  auto samples = profile_mode::parse_samples(text);
+  REQUIRE(samples.size() == 2);
+  const auto& a = samples[0];
+  CHECK(a.pid == 123);
+  CHECK(a.tid == 124);
+  CHECK(a.comm == "sort worker");
+  REQUIRE(a.frames.size() == 6);
+  CHECK(a.frames[0].addr == 0xffffffff81a0c2f4ull);
+  CHECK(a.frames[0].name == "do_syscall_64");
+  CHECK(a.frames[0].module == "kernel");
+  CHECK(a.frames[0].kernel);
+  CHECK(a.frames[1].module == "xfs");
+  CHECK(a.frames[2].name == "__getdents64");
+  CHECK(a.frames[2].module == "/usr/lib/x86_64-linux-gnu/libc.so.6");
+  CHECK_FALSE(a.frames[2].kernel);
+  CHECK(a.frames[3].name.empty());
+  CHECK(a.frames[3].module == "/usr/bin/sort");
+  CHECK(a.frames[3].addr == 0x55d0c0de1234ull);
+  CHECK(a.frames[4].inexact);
+  CHECK(a.frames[4].name == "sub_1000");
+  CHECK(a.frames[5].name.empty());
+  CHECK(a.frames[5].module.empty());
+  CHECK(samples[1].frames.empty());
+  CHECK(samples[1].comm == "idle");
+}
+
+#include "loader/profile.h"
+
+TEST_CASE("profile writers: empty profile, odd names, kernel frames", "[profile_mode]") {
+  profile::Profile empty;
+  CHECK(profile::to_folded(empty).empty());
+  std::string svg = profile::to_svg(empty);
+  CHECK(svg.find("0 samples") != std::string::npos);
+  CHECK(svg.find("nothing was sampled") != std::string::npos);
+  std::string gz, why;
+  REQUIRE(profile::to_pprof(empty, gz, why));
+  CHECK(gz.size() > 10);
+  CHECK((unsigned char)gz[0] == 0x1f);
+  CHECK((unsigned char)gz[1] == 0x8b);
+
+  profile::Profile p;
+  profile::Sample s;
+  s.comm = "my prog";
+  s.frames = {{0xffffffff81000000ull, "do_syscall_64", "kernel", true, false},
+              {0x401000, "operator<<(std::ostream&, T)", "/bin/x", false, false},
+              {0x402000, "", "/usr/lib/libfoo.so", false, false},
+              {0x403000, "", "", false, false}};
+  s.count = 3;
+  p.samples = {s, s};
+  // Root first, ';' and ' ' replaced in names, "_[k]" on kernel frames, equal stacks summed.
+  CHECK(profile::to_folded(p) ==
+        "my_prog;[unknown];[libfoo.so];operator<<(std::ostream&,_T);do_syscall_64_[k] 6\n");
+  svg = profile::to_svg(p);
+  CHECK(svg.find("operator&lt;&lt;(std::ostream&amp;,_T)") != std::string::npos);
+  CHECK(svg.find("operator<<") == std::string::npos);
+  CHECK(svg.find("6 samples") != std::string::npos);
+}
