@@ -21,6 +21,8 @@
 #include <bpf/libbpf.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -690,6 +692,21 @@ bool Runner::start_tracker() {
       for (const std::string& d : loader::UnwindTables::ldd(f)) deps.push_back(d);
     }
     files.insert(files.end(), deps.begin(), deps.end());
+    // -x PID: the files its code runs from now (a running process maps nothing new for its
+    // first events, so waiting for the tracker would leave them without tables).
+    if (s_.opts.target_pid > 0) {
+      std::ifstream maps("/proc/" + std::to_string(s_.opts.target_pid) + "/maps");
+      std::string line;
+      while (std::getline(maps, line)) {
+        std::istringstream in(line);
+        std::string range, perms, off, dev, inode, path;
+        in >> range >> perms >> off >> dev >> inode;
+        std::getline(in >> std::ws, path);
+        if (perms.size() > 2 && perms[2] == 'x' && !path.empty() && path[0] == '/' &&
+            std::find(files.begin(), files.end(), path) == files.end())
+          files.push_back(path);
+      }
+    }
     files.push_back("[vdso]");
     tables_->preload(files);
   }

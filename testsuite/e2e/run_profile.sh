@@ -85,6 +85,10 @@ t "pprof: --format=pprof wins over the extension; the file is gzip" 0 '' '' -- b
 t "system-wide -T 1: other processes sampled, ukstap itself not" 0 '' '' -- bash -c "
   ( '$S' 3 & ) ; '$UKSTAP' --profile=199 -T 1 -o '$T_TMP/all.folded' &&
   grep -q '^split;' '$T_TMP/all.folded' && ! grep -q '^ukstap;' '$T_TMP/all.folded'"
+t "-x PID -T 1: that process's stacks only" 0 '' '' -- bash -c "
+  '$S' 3 & pid=\$!; sleep 0.2
+  '$UKSTAP' --profile=199 -x \$pid -T 1 -o '$T_TMP/x.folded'; rc=\$?; kill \$pid 2>/dev/null; wait \$pid 2>/dev/null
+  [ \$rc = 0 ] && grep -q '^split;.*;work;spin_a;burn [0-9]*\$' '$T_TMP/x.folded' && ! grep -qv '^split;' '$T_TMP/x.folded'"
 t "--format=png is refused" 1 '' "ukstap: Invalid --format 'png' (folded, svg or pprof).${NL}Try 'ukstap --help' for more information.${NL}" -- "$UKSTAP" --profile --format=png -c true
 t "--profile with a script is refused" 1 '' "ukstap: --profile runs its own sampling script: give no script (-e or a file).${NL}Try 'ukstap --help' for more information.${NL}" -- "$UKSTAP" --profile -e 'probe begin {}'
 t "an unwritable -o names the file" 1 '' "ukstap: cannot create /nonexistent/p.svg${NL}" -- \
