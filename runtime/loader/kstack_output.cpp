@@ -23,24 +23,6 @@ std::string hex(uint64_t v) {
   return b;
 }
 
-// "0xffffffff81234567 0xffffffff81234599 " -> addresses (what backtrace()/callers() produce).
-std::vector<uint64_t> parse_hex_list(const std::string& s) {
-  std::vector<uint64_t> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t')) ++i;
-    size_t j = i;
-    while (j < s.size() && s[j] != ' ' && s[j] != '\n' && s[j] != '\t') ++j;
-    if (j > i) {
-      std::string tok = s.substr(i, j - i);
-      char* end = nullptr;
-      uint64_t v = std::strtoull(tok.c_str(), &end, 16);
-      if (end && *end == '\0') out.push_back(v);
-    }
-    i = j;
-  }
-  return out;
-}
 
 std::string payload_str(const unsigned char* p, size_t n) {
   if (n < 4) return "";

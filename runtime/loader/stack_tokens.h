@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "common/stp_records.h"
 
@@ -33,6 +34,26 @@ inline std::string expand_tokens(const std::string& s, char letter,
     auto it = table.find(token);
     if (it != table.end()) out += it->second;
     i = a + STP_TOKEN_LEN;
+  }
+  return out;
+}
+
+// "0x4005d4 0x400612 " -> addresses: what ubacktrace()/ucallers() and backtrace()/callers()
+// produce, read back by print_ustack/print_stack and friends. Tokens that are not hex are skipped.
+inline std::vector<uint64_t> parse_hex_list(const std::string& s) {
+  std::vector<uint64_t> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t')) ++i;
+    size_t j = i;
+    while (j < s.size() && s[j] != ' ' && s[j] != '\n' && s[j] != '\t') ++j;
+    if (j > i) {
+      std::string tok = s.substr(i, j - i);
+      char* end = nullptr;
+      uint64_t v = std::strtoull(tok.c_str(), &end, 16);
+      if (end && *end == '\0') out.push_back(v);
+    }
+    i = j;
   }
   return out;
 }

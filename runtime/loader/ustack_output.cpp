@@ -28,24 +28,6 @@ std::string basename_of(const std::string& path) {
   return s == std::string::npos ? path : path.substr(s + 1);
 }
 
-// "0x4005d4 0x400612 " -> addresses (what ubacktrace()/ucallers() produce).
-std::vector<uint64_t> parse_hex_list(const std::string& s) {
-  std::vector<uint64_t> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t')) ++i;
-    size_t j = i;
-    while (j < s.size() && s[j] != ' ' && s[j] != '\n' && s[j] != '\t') ++j;
-    if (j > i) {
-      std::string tok = s.substr(i, j - i);
-      char* end = nullptr;
-      uint64_t v = std::strtoull(tok.c_str(), &end, 16);
-      if (end && *end == '\0') out.push_back(v);
-    }
-    i = j;
-  }
-  return out;
-}
 
 }  // namespace
 
