@@ -204,12 +204,18 @@ static long stp__rowsearch_cb(uint32_t i, void *ctx)
   return 0;
 }
 
-/* The kernel's own view of the mapping at pc (bpf_find_vma), for pcs the mirror lacks. */
+/* The kernel's own view of the mapping at pc (bpf_find_vma), for pcs the mirror lacks (it lags
+ * an exec, fork or mmap until ukstap drains the side-band: the walk asks for that at once, see
+ * stp__uwalk). In task context (syscalls, uprobes) every frame can ask; in interrupt context
+ * (timer samples) only the first call of an interrupt gets the mmap lock (its unlock is
+ * deferred to a per-CPU irq_work), and the kernel's VMA iterator is refused there outright, so
+ * a later frame whose pc the mirror lacks stops as "mappings unknown". */
 struct stp__kvma {
   uint64_t start, pgoff, ino;
   uint32_t dev, vdso, found, exec;
 };
 #define STP__VM_EXEC 0x4
+#define STP__EBUSY 16
 
 static long stp__kvma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
 {
@@ -231,14 +237,16 @@ static long stp__kvma_cb(struct task_struct *task, struct vm_area_struct *vma, v
 
 /* File id and load bias of pc: the VMA mirror first, else the kernel's VMA and the inode map.
  * 1: a table; 2: executable memory without a table (JIT code, or a file not loaded yet: the
- * frame-pointer fallback may try); 0: pc is in no executable mapping (the walk must stop). */
-static __always_inline int stp__pc_file(struct stp_proc_vmas *vm, uint64_t pc, uint32_t *file_id,
-                                        uint64_t *bias, struct stp_cfi_file **fp, uint64_t *hint,
-                                        int *from_mirror)
+ * frame-pointer fallback may try); 0: pc is in no executable mapping (the walk must stop);
+ * 3: what is mapped at pc is unknown (the mmap lock was busy: the walk must stop). */
+static __always_inline int stp__pc_file(struct stp_uwalk *uw, struct stp_proc_vmas *vm,
+                                        uint64_t pc, uint32_t *file_id, uint64_t *bias,
+                                        struct stp_cfi_file **fp, int *from_mirror)
 {
-  struct stp_vma_entry *e = stp__vma_find(vm, pc, hint);
+  struct stp_vma_entry *e = stp__vma_find(vm, pc, &uw->vma_hint);
   struct stp_cfi_file *f;
   uint32_t key;
+  long err;
   if (e) {
     key = e->file_id;
     f = bpf_map_lookup_elem(&stp_cfi_files, &key);
@@ -250,8 +258,12 @@ static __always_inline int stp__pc_file(struct stp_proc_vmas *vm, uint64_t pc, u
     *from_mirror = 1;
     return 1;
   }
+  uw->mirror_miss = 1;
   struct stp__kvma kv = {};
-  if (bpf_find_vma(bpf_get_current_task_btf(), pc, stp__kvma_cb, &kv, 0) != 0 || !kv.exec)
+  err = bpf_find_vma(bpf_get_current_task_btf(), pc, stp__kvma_cb, &kv, 0);
+  if (err == -STP__EBUSY)
+    return 3;
+  if (err != 0 || !kv.exec)
     return 0;
   if (!kv.found)
     return 2;  /* anonymous executable memory */
@@ -273,11 +285,11 @@ static __always_inline int stp__pc_file(struct stp_proc_vmas *vm, uint64_t pc, u
   return 1;
 }
 
-/* The row for the current frame, or 0 when the pc has no table (no file, no FDE); *in_code
- * says whether pc is in executable memory at all. */
+/* The row for the current frame, or 0 when the pc has no table (no file, no FDE); *where says
+ * what pc is in (stp__pc_file's answer; 1 for a cache hit). */
 static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm,
                                                         struct stp_rowcache *rc,
-                                                        struct stp_uregs *r, int *in_code)
+                                                        struct stp_uregs *r, int *where)
 {
   struct stp_uwalk *uw = (struct stp_uwalk *)r;
   struct stp_rowcache_ent *ce = 0;
@@ -292,13 +304,12 @@ static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm
     if (!r->exact_pc && ce->pc == r->pc && ce->tgid == uw->tgid && ce->gen == vm->gen &&
         ce->exact == 0) {
       key = ce->row;
-      *in_code = 1;
+      *where = 1;
       return bpf_map_lookup_elem(&stp_cfi_rows, &key);
     }
   }
-  int where = stp__pc_file(vm, r->pc, &file_id, &bias, &f, &uw->vma_hint, &from_mirror);
-  *in_code = where != 0;
-  if (where != 1 || !f)
+  *where = stp__pc_file(uw, vm, r->pc, &file_id, &bias, &f, &from_mirror);
+  if (*where != 1 || !f)
     return 0;
   rel = r->pc - bias - (r->exact_pc ? 0 : 1);  /* a return address may follow a last call */
   if (rel < f->base)
@@ -330,11 +341,16 @@ static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm
    * check found the cached and the searched rows equal; until that is understood, the leaf is
    * always searched (one search per walk). */
   if (row && ce && from_mirror && !r->exact_pc) {
-    ce->pc = r->pc;
+    /* pc last, and invalidated first: a walk that interrupts this one on the same CPU (a
+     * perf_event sample during a tracepoint's walk) must not match a half-written entry. */
+    ce->pc = 0;
+    asm volatile("" ::: "memory");  /* same CPU: program order suffices */
     ce->tgid = uw->tgid;
     ce->gen = vm->gen;
     ce->row = key;
     ce->exact = r->exact_pc;
+    asm volatile("" ::: "memory");  /* same CPU: program order suffices */
+    ce->pc = r->pc;
   }
   return row;
 }
@@ -355,14 +371,17 @@ STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm
     uw->stop = STP_STOP_DEPTH;
     return 1;
   }
-  int in_code = 0;
-  row = stp__cfi_row(vm, rc, &uw->regs, &in_code);
+  int where = 0;
+  row = stp__cfi_row(vm, rc, &uw->regs, &where);
   if (row) {
     ok = stp_cfi_step(row, &uw->regs, &stop);
-  } else if (!in_code) {
+  } else if (where == 0) {
     /* Not code: a corrupt return address, or a callee-saved rbp taken for a frame. Never
      * guess past it. */
     uw->stop = STP_STOP_BAD_FRAME;
+    return 1;
+  } else if (where == 3) {
+    uw->stop = STP_STOP_NO_MAPPINGS;  /* not knowing whether pc is code, do not guess */
     return 1;
   } else {
     ok = stp_fp_fallback_step(&uw->regs, &stop);
@@ -385,6 +404,23 @@ static long stp__uwalk_cb(uint32_t i, void *ctx)
 {
   struct stp__uwalk_ctx *wc = ctx;
   return stp_uwalk_frame(&wc->k->uw, wc->vm, wc->rc) ? 1 : 0;  /* the verifier wants 0 or 1 exactly */
+}
+
+/* A walk met a pc the VMA mirror lacks (a process that exec'd, forked or mapped code a moment
+ * ago): wake the reader now, so it drains the side-band and rewrites the mirror before the next
+ * event, instead of at its next 20 ms poll (a timer sample's walk cannot ask the kernel for
+ * more than one mapping). A header-only record, at most one per STP_WAKE_GAP_NS. */
+#ifndef STP_WAKE_GAP_NS
+# define STP_WAKE_GAP_NS 100000
+#endif
+static __always_inline void stp__wake_for_mirror(struct stp_session *s)
+{
+  uint64_t now = bpf_ktime_get_ns();
+  struct stp_rec_hdr h = { STP_REC_WAKE, 0, 0 };
+  if (!s || now - s->mirror_wake_ns < STP_WAKE_GAP_NS)
+    return;
+  s->mirror_wake_ns = now;
+  bpf_ringbuf_output(&stp_events, &h, sizeof h, BPF_RB_FORCE_WAKEUP);
 }
 
 /* Walk the current task's user stack into k->uw: DWARF CFI where the VMA tracker and the tables
@@ -423,6 +459,7 @@ static __always_inline void stp__uwalk(struct stp_common *k)
     k->uw.regs.lr_valid = 0;
     k->uw.win_ok = 0;
     k->uw.vma_hint = 0;
+    k->uw.mirror_miss = 0;
     k->uw.pcs[0] = ip;
     k->uw.hash = stp_fnv_u64(k->uw.hash, ip);
     k->uw.n = 1;
@@ -431,8 +468,10 @@ static __always_inline void stp__uwalk(struct stp_common *k)
     bpf_loop(MAXBACKTRACE, stp__uwalk_cb, &wc, 0);
   }
   s = stp__session();
+  if (k->uw.mirror_miss)
+    stp__wake_for_mirror(s);
   if (s) {
-    stp__count(&s->ustack_stops[k->uw.stop & 7]);
+    stp__count(&s->ustack_stops[k->uw.stop & STP_STOP_MASK]);
     if (k->uw.fp_frames)
       __sync_fetch_and_add(&s->ustack_fp_frames, k->uw.fp_frames);
   }

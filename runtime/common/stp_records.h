@@ -47,6 +47,7 @@ enum stp_rec_type {
   STP_REC_DROPS = 7,
   STP_REC_USTACK = 8,
   STP_REC_KSTACK = 9,
+  STP_REC_WAKE = 10,   /* no payload: wakes the reader so it drains the VMA side-band now */
 };
 
 /* Symbol flags of the backtrace/symbol hooks (RUNTIME-HOOKS.md), the id of a USTACK record. */
@@ -118,10 +119,10 @@ struct stp_session {
   uint64_t skipped;          /* probes skipped: context busy (re-entry/preemption), no slot */
   uint64_t drops;            /* records the ring buffer had no room for */
   uint64_t seq;              /* last insertion number given to an array element */
-  uint64_t ustack_stops[8];  /* user-stack walks by enum stp_unwind_stop */
+  uint64_t ustack_stops[16]; /* user-stack walks by enum stp_unwind_stop */
   uint64_t ustack_fp_frames; /* frames found by the frame-pointer fallback (no unwind table) */
   uint64_t stacks_lost;      /* ustack_id()/kstack_id() stacks not stored: the map was full */
-  uint64_t reserved[1];
+  uint64_t mirror_wake_ns;    /* last STP_REC_WAKE (bpf_ktime_get_ns): rate limit */
 };
 
 /* Read-only configuration filled by the loader before load: the BPF global

@@ -251,6 +251,7 @@ void Output::record(const void* data, size_t len) {
       }
       case STP_REC_USTACK: ustack_record(h.id, body, blen); break;
       case STP_REC_KSTACK: kstack_record(h.id, body, blen); break;
+      case STP_REC_WAKE: break;  // only woke us: the loop drains the VMA side-band first
       default: malformed++; break;
     }
     off += sizeof h + blen;

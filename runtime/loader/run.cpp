@@ -771,7 +771,9 @@ void Runner::report_user_stacks() {
   static const char* names[] = STP_UNWIND_STOP_NAMES;
   if (s_.opts.verbose <= 0) {
     // Without -v: one line when walks were cut short for want of something ukstap could give
-    // (depth, a table, a rule, a register) — not for the ends of stacks or unreadable memory.
+    // (depth, a table, a rule, a register) — not for the ends of stacks or unreadable memory,
+    // nor for "mappings unknown": a timer sample of a process that exec'd a moment ago, before
+    // the mirror caught up (transient, nearly every profile of a new process has one; -v).
     uint64_t cut = 0, total = 0;
     std::string why;
     for (int i = 0; i < STP_STOP_NR; i++) {

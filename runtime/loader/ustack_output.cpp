@@ -183,7 +183,7 @@ std::string UserStacks::record(uint16_t flags, const stp_ustack& u, const unsign
     }
     case STP_USTACK_PCS: {
       ++stacks;
-      ++stops[u.stop & 7];
+      ++stops[u.stop & STP_STOP_MASK];
       std::vector<Frame> frames;
       for (size_t i = 0; i < u.nr && (i + 1) * 8 <= n; ++i) {
         uint64_t pc;

@@ -47,7 +47,7 @@ class UserStacks {
   static bool has_token(const char* s, size_t n);
 
   // Walks by stop reason (for -v and the exit summary).
-  uint64_t stops[8] = {};
+  uint64_t stops[16] = {};  // by enum stp_unwind_stop (STP_STOP_MASK)
   uint64_t stacks = 0, frames = 0, unresolved_frames = 0;
   uint64_t cut_frames = 0;  // inexact frames outside any executable mapping: not printed
 

@@ -204,6 +204,8 @@ struct stp_uwalk {
   uint64_t win_ok;
   char win[STP_UWIN + 16];
   uint64_t vma_hint;           /* index of the mapping the last frame was in */
+  uint32_t mirror_miss;        /* a pc was not in the VMA mirror: ask user space to catch up */
+  uint32_t pad2;
 #endif
 };
 

@@ -31,12 +31,16 @@ enum stp_unwind_stop {
   STP_STOP_NO_TABLE = 5,    /* (DWARF walk) no unwind table for the pc */
   STP_STOP_INVALID_ROW = 6, /* (DWARF walk) the CFI rule cannot be evaluated here */
   STP_STOP_UNTRUSTED = 7,   /* (DWARF walk) the rule needs a register this context lacks */
-  STP_STOP_NR = 8,
+  STP_STOP_NO_MAPPINGS = 8, /* (DWARF walk) neither the VMA mirror nor the kernel could say what
+                               is mapped at the pc (the task's mmap lock was taken) */
+  STP_STOP_NR = 9,
 };
+#define STP_STOP_MASK 15  /* counters are kept for 16 reasons (stp_session.ustack_stops) */
 
 /* Names for -v and the exit summary (index: enum stp_unwind_stop). */
 #define STP_UNWIND_STOP_NAMES                                                          \
   { "end of stack", "depth limit (MAXBACKTRACE)", "read fault", "bad frame",             \
-    "no user registers", "no unwind table", "invalid unwind row", "untrusted register" }
+    "no user registers", "no unwind table", "invalid unwind row", "untrusted register",    \
+    "mappings unknown" }
 
 #endif /* STP_UNWIND_H */

@@ -229,7 +229,7 @@ std::string sym(const std::vector<Mapping>& maps, uint64_t pc, bool exact = fals
 size_t compare_with_truth(const Walk& w, const Snapshot& s, const std::vector<Mapping>& maps,
                           const char* what) {
   std::ostringstream dump;
-  dump << what << ": stop=" << kStopNames[w.stop & 7] << " exact=" << w.exact << "/" << w.pcs.size()
+  dump << what << ": stop=" << kStopNames[w.stop & STP_STOP_MASK] << " exact=" << w.exact << "/" << w.pcs.size()
        << "\n  ours:";
   for (size_t i = 0; i < w.pcs.size(); i++) dump << "\n   " << i << " " << sym(maps, w.pcs[i]);
   dump << "\n  libunwind:";
@@ -245,7 +245,7 @@ size_t compare_with_truth(const Walk& w, const Snapshot& s, const std::vector<Ma
   report("%s\n", dump.str().c_str());
   report("[replay] %-28s %zu frames compared (ours %zu, libunwind %zu), stop: %s\n", what,
               std::min(ours.size(), theirs.size()), w.pcs.size(), s.truth.size(),
-              kStopNames[w.stop & 7]);
+              kStopNames[w.stop & STP_STOP_MASK]);
   return std::min(ours.size(), theirs.size());
 }
 
@@ -586,7 +586,7 @@ TEST_CASE("replay: inside libgcc_s's unwinder, -fomit-frame-pointer helper", "[r
   CHECK(stopped.stop == STP_STOP_INVALID_ROW);
   CHECK(stopped.last_reason == bad->fp_off);
   report("[replay] libgcc_s: a pc in %s stops with: %s (%s)\n", sym(maps, leaf.rip, true).c_str(),
-              kStopNames[stopped.stop & 7], ukstap::unwind::invalid_reason_name(bad->fp_off));
+              kStopNames[stopped.stop & STP_STOP_MASK], ukstap::unwind::invalid_reason_name(bad->fp_off));
 }
 
 namespace {
@@ -626,7 +626,7 @@ TEST_CASE("replay: a corrupted return address ends the exact walk there", "[repl
   CHECK(bad.fp_frames == 0);
   CHECK(bad.stop == STP_STOP_BAD_FRAME);
   report("[replay] corrupted RA at frame %zu: %zu frames (%zu past it), %s\n",
-              kCorrupt, bad.pcs.size(), bad.pcs.size() - kCorrupt - 1, kStopNames[bad.stop & 7]);
+              kCorrupt, bad.pcs.size(), bad.pcs.size() - kCorrupt - 1, kStopNames[bad.stop & STP_STOP_MASK]);
 }
 
 // Fixed (runtime/bpf/stp_bpf_ustack.h, stp_uwalk_frame): a pc in no mapping at all used to take
