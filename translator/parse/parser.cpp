@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 #include <sys/utsname.h>
+#include <zlib.h>
 
 #include <cctype>
 #include <cerrno>
@@ -41,11 +42,12 @@ static std::map<std::string, std::string> read_kernel_config(const std::string& 
     }
   }
   if (text.empty()) {
-    if (FILE* p = popen("zcat /proc/config.gz 2>/dev/null", "r")) {
-      char buf[4096];
-      size_t n;
-      while ((n = fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
-      pclose(p);
+    // zlib, not `zcat` through a shell: that cost ~10-20 ms of every run's start-up.
+    if (gzFile z = gzopen("/proc/config.gz", "rb")) {
+      char buf[16384];
+      int n;
+      while ((n = gzread(z, buf, sizeof buf)) > 0) text.append(buf, (size_t)n);
+      gzclose(z);
     }
   }
   std::istringstream lines(text);
