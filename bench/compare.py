@@ -974,12 +974,15 @@ def item4():
         ww, wa = med([d["wwall"] for d in R]), med([d["wall"] for d in R])
         cpu, icpu = med([d["cpu"] for d in R]), med([d.get("idle_cpu") for d in R])
         net = med([d["cpu"] - d["idle_cpu"] for d in R if d.get("cpu") is not None and d.get("idle_cpu") is not None])
+        netw = med([d["wall"] - d["idle_wall"] + (base_all or 0) for d in R
+                    if d.get("wall") is not None and d.get("idle_wall") is not None])
         if v["tool"] == "ukstap" and wa is None:
             SMOKE_FAILS.append("item 4: %s gave no time" % v["key"])
         c = checks.get(v["key"])
         rows.append([v["label"],
                      f_ratio(ww / base_w) if ww and base_w else ("–" if not v.get("direct") else "(not timed)"),
                      f_ratio(wa / base_all) if wa and base_all else "–",
+                     f_ratio(netw / base_all) if netw and base_all and v["key"] != "none" else "–",
                      f_ratio(cpu / base_cpu) if cpu and base_cpu else "–",
                      f_ratio(net / base_cpu) if net and base_cpu and v["key"] != "none" else "–",
                      "%s s / %s s" % (f_num(wa, 2), f_num(cpu, 2)) if wa else "–",
@@ -991,15 +994,17 @@ def item4():
             "",
             "`/usr/bin/sort -o /dev/null` of %s deterministic random words (%.1f MB; LC_ALL=C.UTF-8) under "
             "`bench/progs/timed`. Ratios to the untraced run: the workload's own wall time; the whole run's wall "
-            "time (tracer start to exit); the CPU time (user+sys) of everything — tracer and workload; and that CPU "
-            "minus the same tracer's CPU around `/bin/true` (its fixed start-up and tear-down). ukstap's probe is "
+            "time (tracer start to exit), and that minus the same tracer's whole run around `/bin/true` (its fixed "
+            "start-up and tear-down: what sampling itself costs); the CPU time (user+sys) of everything — tracer and "
+            "workload — and that CPU minus the tracer's CPU around `/bin/true`. ukstap's probe is "
             "per process (`.process`: a perf event on the target, inherited by its children, like perf record's); "
             "bpftrace's `profile` is per CPU, filtered on the command. Median of %d rounds; samples and stacks "
             "reaching `__libc_start_main`/a thread start from the first, untimed round."
             % (f_int(nwords), os.path.getsize(words) / 1e6, max(nruns, 1)),
-            "", table(["tool / mode", "workload wall", "whole-run wall", "CPU, all", "CPU, all − tracer alone",
-                       "whole run: wall / CPU", "samples", "complete stacks", "frames (median)", "notes"], rows,
-                      ["l", "r", "r", "r", "r", "r", "r", "r", "r", "l"]),
+            "", table(["tool / mode", "workload wall", "whole-run wall", "whole-run wall − tracer alone", "CPU, all",
+                       "CPU, all − tracer alone", "whole run: wall / CPU", "samples", "complete stacks",
+                       "frames (median)", "notes"], rows,
+                      ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "l"]),
             "",
             "Target (issue 6): ≤ 1.05×."]
     if PEERS["perf"]:

@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <sstream>
 #include <cerrno>
@@ -32,6 +33,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "codegen/module_info.h"
@@ -829,10 +831,27 @@ void Runner::report_bpf_stats() {
   stats_fd_ = -1;
 }
 
+// Detaching a syscall tracepoint's program waits for an RCU tasks-trace grace period (syscall
+// tracepoints are faultable on this kernel): ~75 ms per link, so one link after another
+// `probe syscall.* { }` took 30 s to exit. Destroyed from many threads at once, the waits
+// overlap (bench/compare.py item 3, docs/BENCHMARKS.md).
 void Runner::detach() {
-  for (auto* l : links_) bpf_link__destroy(l);
+  const size_t n = links_.size() + perf_fds_.size();
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      if (i < links_.size())
+        bpf_link__destroy(links_[i]);
+      else
+        ::close(perf_fds_[i - links_.size()]);
+    }
+  };
+  std::vector<std::thread> pool;
+  const size_t nthreads = std::min<size_t>(n > 1 ? n - 1 : 0, 63);
+  for (size_t t = 0; t < nthreads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
   links_.clear();
-  for (int fd : perf_fds_) ::close(fd);
   perf_fds_.clear();
 }
 
