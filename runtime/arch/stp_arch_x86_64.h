@@ -17,6 +17,12 @@
 #define STP_X86_64_PT_PC(r) ((r)->ip)
 #define STP_X86_64_PT_SP(r) ((r)->sp)
 #define STP_X86_64_PT_FP(r) ((r)->bp)
+/* The syscall's number and arguments in the saved frame (the syscall ABI: rdi rsi rdx r10 r8
+ * r9), what syscall_get_nr()/syscall_get_arguments() return. */
+#define STP_X86_64_PT_NR(r) ((r)->orig_ax)
+#define STP_X86_64_PT_ARG(r, n)                                                          \
+  ((n) == 0 ? (r)->di : (n) == 1 ? (r)->si : (n) == 2 ? (r)->dx : (n) == 3 ? (r)->r10    \
+   : (n) == 4 ? (r)->r8 : (r)->r9)
 
 /* Trust per context (enum stp_uctx). Every context reads a complete user register frame:
  * syscall entry (entry_SYSCALL_64 pushes all of pt_regs), the interrupt/NMI entry of a

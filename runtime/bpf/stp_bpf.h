@@ -13,8 +13,8 @@
 #include "bpf/stp_bpf_strings.h"
 #include "bpf/stp_bpf_output.h"
 #include "bpf/stp_bpf_maps.h"
+#include "bpf/stp_bpf_hooks.h"   /* before probes: the syscall record reads the task's registers */
 #include "bpf/stp_bpf_probes.h"
-#include "bpf/stp_bpf_hooks.h"
 #include "bpf/stp_bpf_ustack.h"
 #include "bpf/stp_bpf_kstack.h"
 #include "bpf/stp_bpf_stackid.h"

@@ -110,9 +110,11 @@ struct stp_common {
   uint32_t rec_overflow;
   uint8_t is_return;
   uint8_t user_mode;
-  uint8_t pad[2];
+  uint8_t kskip;       /* leading kernel frames that are the tracing glue, not the probed path */
+  uint8_t pad[1];
   char errmsg[STP_MAXSTRINGLEN];
   struct _stp_tokenize tok;
+  uint64_t sysrec[8];               /* a dispatched syscall probe's record (stp_bpf_probes.h) */
   struct stp_uwalk uw;              /* user-stack walk (bpf/stp_bpf_ustack.h) */
   struct stp_kwalk kw;              /* kernel stack (bpf/stp_bpf_kstack.h) */
   char tmpa[2 * STP_MAXSTRINGLEN];  /* scratch: string ops (2x so a cat never overruns) */
@@ -259,6 +261,7 @@ static __always_inline void stp__begin(struct stp_common *k, int id, int is_retu
   k->rec_overflow = 0;
   k->is_return = is_return;
   k->user_mode = umode;
+  k->kskip = 0;
   k->tok.buf[0] = '\0';
   k->tok.pos = 0;
 }

@@ -38,7 +38,7 @@ static __always_inline void stp__kwalk(struct stp_common *k, void *ctx)
 {
   long r = -1;
   if (ctx)
-    r = bpf_get_stack(ctx, k->kw.pcs, sizeof(k->kw.pcs), 0);
+    r = bpf_get_stack(ctx, k->kw.pcs, sizeof(k->kw.pcs), k->kskip & BPF_F_SKIP_FIELD_MASK);
   k->kw.n = r > 0 ? (uint32_t)((uint64_t)r >> 3) : 0;
   if (k->kw.n > MAXBACKTRACE)
     k->kw.n = MAXBACKTRACE;

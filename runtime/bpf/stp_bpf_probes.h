@@ -9,6 +9,8 @@
 #ifndef STP_BPF_PROBES_H
 #define STP_BPF_PROBES_H
 
+#include "arch/stp_arch_x86_64.h"
+
 #define STP__PROBE_INFO(id, slot, isret, umode)                                         \
   enum { stp__slot_##id = (slot) };                                                     \
   static __always_inline int stp__isret_##id(void) { return (isret); }                  \
@@ -18,6 +20,81 @@
 #define STP_PROBE_TRACEPOINT(id, sys, ev)                                               \
   STP__PROBE_INFO(id, STP_SLOT_NORMAL, __builtin_strncmp((ev), "sys_exit", 8) == 0, 0)  \
   SEC("tracepoint/" sys "/" ev) int stp_probe_##id(void *ctx)
+
+/* syscalls:sys_enter_NAME / sys_exit_NAME, through the syscall dispatcher (docs/DESIGN.md
+ * "Syscall probes share one raw tracepoint"): detaching a perf-event tracepoint waits for an
+ * RCU tasks-trace grace period (~70 ms here, one at a time), so `probe syscall.* {}` took
+ * 12-30 s to exit; raw tracepoints detach at once. The probe is a raw tracepoint program that
+ * the dispatcher on sys_enter/sys_exit tail-calls by syscall number; its prologue rebuilds the
+ * syscalls:sys_* record (nr at 8, six args or ret from 16) from the task's saved registers,
+ * so the tracepoint field readers work unchanged (STP__TPREC). */
+#define STP_PROBE_SYSCALL(id, isret)                                                    \
+  STP__PROBE_INFO(id, STP_SLOT_NORMAL, (isret), 0)                                      \
+  SEC("raw_tp") int stp_probe_##id(struct bpf_raw_tracepoint_args *ctx)
+
+#define STP_SYSCALL_KSKIP 3
+/* In a foreach body (a bpf_for_each_map_elem callback) the stack has two more frames on top:
+ * the callback and the kernel's for-each helper. Returns the skip to restore afterwards. Only
+ * where frames are skipped at all: a perf-event tracepoint's stack starts at its saved regs. */
+#define STP_KSKIP_CALLBACK_ENTER(c)                                                     \
+  ({ uint8_t s__ = (c)->k.kskip; if (s__) (c)->k.kskip = s__ + 2; s__; })
+static __always_inline void stp__sysrec_fill(struct stp_common *k,
+                                             struct bpf_raw_tracepoint_args *ctx, int is_exit)
+{
+  struct pt_regs *r = stp__user_regs();  /* sys_enter's regs argument is this very frame */
+  /* A raw tracepoint program's kernel stack starts in the tracing glue: the program itself,
+   * bpf_trace_run2, __bpf_trace_sys_enter/exit; then syscall_trace_enter or the exit path,
+   * where a syscalls:sys_* probe's stack begins. */
+  k->kskip = STP_SYSCALL_KSKIP;
+  k->sysrec[0] = 0;
+  if (!r) {
+    k->sysrec[1] = -1;
+    return;
+  }
+  k->sysrec[1] = STP_X86_64_PT_NR(r);
+  if (is_exit) {
+    k->sysrec[2] = ctx->args[1];  /* sys_exit(regs, ret) */
+    return;
+  }
+  k->sysrec[2] = STP_X86_64_PT_ARG(r, 0);
+  k->sysrec[3] = STP_X86_64_PT_ARG(r, 1);
+  k->sysrec[4] = STP_X86_64_PT_ARG(r, 2);
+  k->sysrec[5] = STP_X86_64_PT_ARG(r, 3);
+  k->sysrec[6] = STP_X86_64_PT_ARG(r, 4);
+  k->sysrec[7] = STP_X86_64_PT_ARG(r, 5);
+}
+
+#define STP_SYSCALL_PROGS(dir, slots)                                                   \
+  struct {                                                                              \
+    __uint(type, BPF_MAP_TYPE_PROG_ARRAY);                                              \
+    __uint(max_entries, STP_SYS_NR * (slots));                                          \
+    __type(key, uint32_t);                                                              \
+    __type(value, uint32_t);                                                            \
+  } stp_sys_##dir##_progs SEC(".maps");
+
+/* A 32-bit (ia32) task's syscalls have other numbers and no syscalls:sys_* events: skip them,
+ * as those events do (x86 thread_info.status & TS_COMPAT). */
+static __always_inline int stp__compat_syscall(void)
+{
+  return (bpf_get_current_task_btf()->thread_info.status & 0x0002) != 0;
+}
+
+/* Dispatcher `slot` of a direction: the syscall number from sys_enter's id argument, or at
+ * sys_exit from the saved orig_ax (its second argument is the return value). */
+#define STP_SYSCALL_DISPATCH(dir, slot, slots)                                          \
+  SEC("raw_tp/sys_" #dir) int stp_sys_##dir##_##slot(struct bpf_raw_tracepoint_args *ctx) \
+  {                                                                                     \
+    uint64_t nr;                                                                        \
+    if (__builtin_strcmp(#dir, "enter") == 0) {                                         \
+      nr = ctx->args[1];                                                                \
+    } else {                                                                            \
+      struct pt_regs *r = stp__user_regs();                                             \
+      nr = r ? (uint64_t)STP_X86_64_PT_NR(r) : ~0ull;                                   \
+    }                                                                                   \
+    if (nr < STP_SYS_NR && !stp__compat_syscall())                                      \
+      bpf_tail_call(ctx, &stp_sys_##dir##_progs, (uint32_t)nr * (slots) + (slot));      \
+    return 0;                                                                           \
+  }
 
 /* timer.profile, perf.*: NMI context, its own slot; user mode from the sample's CS (x86-64; the
  * context only allows 8-byte loads of the registers, hence the u64 read). */
@@ -64,8 +141,11 @@ static __always_inline int64_t stp__tp_long(void *ctx, int off, int size, int is
     }
   }
 }
-#define STP_TP_LONG(c, off, size, is_signed) stp__tp_long(ctx, (off), (size), (is_signed))
-#define STP_TP_STR(c, dst, off) stp__str_copy((dst), (char *)ctx + (off))
+/* The record the readers read: the tracepoint's context, or a dispatched syscall probe's
+ * rebuilt record (the generated file redefines it around those probes). */
+#define STP__TPREC ctx
+#define STP_TP_LONG(c, off, size, is_signed) stp__tp_long(STP__TPREC, (off), (size), (is_signed))
+#define STP_TP_STR(c, dst, off) stp__str_copy((dst), (char *)STP__TPREC + (off))
 /* __data_loc char[]: u32 at off = (length << 16) | offset from the record start. */
 static __always_inline void stp__tp_dataloc_str(void *ctx, char *dst, int off)
 {

@@ -109,4 +109,8 @@ struct stp_key_unit { int32_t unit; };
 struct stp_stat_base { STP_STAT_FIELDS; };
 #define STP_STAT_NBUCKETS(type) ((sizeof(type) - sizeof(struct stp_stat_base)) / sizeof(int64_t))
 
+/* Syscall numbers the dispatcher covers (x86_64: 462 in 6.18); each direction's prog array
+ * has STP_SYS_NR places per slot (bpf/stp_bpf_probes.h, loader/run.cpp). */
+#define STP_SYS_NR 512
+
 #endif /* STP_COMMON_LIMITS_H */

@@ -304,10 +304,12 @@ bool Runner::load_bpf() {
   }
   max_errors_ = std::atoi(s_.define("MAXERRORS", "0").c_str());
 
-  // Programs: stp_probe_<id>. Kernel probes that the ModuleInfo does not know are not loaded.
+  // Programs: stp_probe_<id> and the syscall dispatchers (stp_sys_enter_<k>, stp_sys_exit_<k>).
+  // Kernel probes that the ModuleInfo does not know are not loaded.
   struct bpf_program* prog;
   bpf_object__for_each_program(prog, obj_) {
     int id = -1;
+    if (std::strncmp(bpf_program__name(prog), "stp_sys_", 8) == 0) continue;
     if (std::sscanf(bpf_program__name(prog), "stp_probe_%d", &id) != 1 || !by_id_.count(id) ||
         by_id_[id]->native) {
       bpf_program__set_autoload(prog, false);
@@ -462,6 +464,19 @@ bool Runner::attach_probe(const ProbeInfo& p, struct bpf_program* prog) {
     return true;
   };
   errno = 0;
+  if (p.family == "tracepoint" && *param(p, "syscall_slot")) {
+    // Behind the syscall dispatcher: the probe's place in its direction's prog array is
+    // (number, slot); attach_probes() attaches the dispatchers once every place is filled.
+    bool is_exit = std::strncmp(param(p, "event"), "sys_exit", 8) == 0;
+    struct bpf_map* arr =
+        bpf_object__find_map_by_name(obj_, is_exit ? "stp_sys_exit_progs" : "stp_sys_enter_progs");
+    if (!arr) return false;
+    uint32_t slots = bpf_map__max_entries(arr) / STP_SYS_NR;
+    uint32_t key = (uint32_t)std::atoi(param(p, "syscall_nr")) * slots +
+                   (uint32_t)std::atoi(param(p, "syscall_slot"));
+    int fd = bpf_program__fd(prog);
+    return bpf_map_update_elem(bpf_map__fd(arr), &key, &fd, BPF_ANY) == 0;
+  }
   if (p.family == "tracepoint") {
     return link_ok(bpf_program__attach_tracepoint(prog, param(p, "system"), param(p, "event")));
   }
@@ -545,6 +560,23 @@ bool Runner::attach_all() {
       return false;
     }
     if (s_.opts.verbose > 1) s_.diag.stream() << "attached " << probe_where(p) << "\n";
+  }
+  // The syscall dispatchers (runtime/bpf/stp_bpf_probes.h), after every probe has its place.
+  bpf_object__for_each_program(prog, obj_) {
+    const char* name = bpf_program__name(prog);
+    const char* tp = std::strncmp(name, "stp_sys_enter_", 14) == 0  ? "sys_enter"
+                     : std::strncmp(name, "stp_sys_exit_", 13) == 0 ? "sys_exit"
+                                                                     : nullptr;
+    if (!tp) continue;
+    errno = 0;
+    struct bpf_link* l = bpf_program__attach_raw_tracepoint(prog, tp);
+    if (!l) {
+      int err = errno ? errno : EINVAL;
+      fail(std::string("cannot attach the syscall dispatcher to raw tracepoint ") + tp + ": " +
+           std::strerror(err) + (s_.opts.verbose > 0 ? "\n" + g_libbpf_log : ""));
+      return false;
+    }
+    links_.push_back(l);
   }
   return true;
 }

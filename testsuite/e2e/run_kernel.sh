@@ -104,9 +104,10 @@ OPEN_SCRIPT='probe syscall.openat { if (pid() == target()) printf("%s\n", argstr
 probe syscall.openat.return { if (pid() == target()) printf("= %s\n", retstr) }'
 t "openat argstr: run" 0 '' '' -- uk_to "$T_TMP/open.uk" "$T_TMP/open.prog" -c "$KT open $T_TMP/od" -e "$OPEN_SCRIPT"
 # the program's own record: creat 3, enoent -2, dir 4, rel 5, excl 6, eexist -17
-rec() { awk -v k="$1" '$1 == k { print $2 }' "$T_TMP/open.prog"; }
-D=$T_TMP/od
-OPEN_WANT="AT_FDCWD, \"$D/out.txt\", O_WRONLY|O_CREAT|O_TRUNC, 0666
+rec() { awk -v k="$1" '$1 == k { print $2 }' "${REC:-$T_TMP/open.prog}"; }
+open_want() {  # open_want DIR: what the program in DIR did, as argstr/retstr lines (its record: $REC)
+  local D=$1
+  echo "AT_FDCWD, \"$D/out.txt\", O_WRONLY|O_CREAT|O_TRUNC, 0666
 = $(rec creat)
 AT_FDCWD, \"/nonexistent/ukstap-e2e\", O_RDONLY
 = -2 (ENOENT)
@@ -117,11 +118,20 @@ $(rec dir), \"out.txt\", O_RDWR|O_APPEND|O_CLOEXEC
 AT_FDCWD, \"$D/excl.txt\", O_WRONLY|O_CREAT|O_EXCL, 0640
 = $(rec excl)
 AT_FDCWD, \"$D/excl.txt\", O_WRONLY|O_CREAT|O_EXCL, 0640
-= -17 (EEXIST)
+= -17 (EEXIST)"
+}
+OPEN_WANT="$(open_want "$T_TMP/od")
 "
 t "program recorded its opens" 0 '' '' -- sh -c "[ '$(rec enoent)' = -2 ] && [ '$(rec eexist)' = -17 ] && [ -n '$(rec creat)' ]"
 # the target's own openat calls come after the dynamic loader's: compare the last 12 lines
 t "openat argstr and retstr (§7)" 0 "$OPEN_WANT" '' -- tail -n 12 "$T_TMP/open.uk"
+# Two syscall tracepoints: by default behind the syscall dispatcher (raw sys_enter/sys_exit,
+# the record rebuilt from the registers); the same through one perf-event tracepoint each.
+mkdir -p "$T_TMP/od0"
+t "openat argstr/retstr, per-event tracepoints (-D STP_SYSCALL_DISPATCH=0): run" 0 '' '' -- \
+  uk_to "$T_TMP/open0.uk" "$T_TMP/open0.prog" -D STP_SYSCALL_DISPATCH=0 -c "$KT open $T_TMP/od0" -e "$OPEN_SCRIPT"
+t "openat argstr and retstr, per-event tracepoints (§7)" 0 "$(REC=$T_TMP/open0.prog open_want "$T_TMP/od0")$NL" '' -- \
+  tail -n 12 "$T_TMP/open0.uk"
 
 # The -c target gets the terminal's fds, not ukstap's: not the -o file, no BPF or perf fds
 t "-c target inherits no ukstap fd: run" 0 '' '' -- uk_to "$T_TMP/fd.uk" "$T_TMP/fd.prog" -c 'ls -l /proc/self/fd/' -e \

@@ -19,6 +19,7 @@
 #include "driver/session.h"
 #include "probes/elf_symbols.h"
 #include "probes/provider.h"
+#include "probes/syscall_numbers.h"
 #include "probes/tracefs.h"
 
 using namespace ukstap;
@@ -600,4 +601,19 @@ TEST_CASE("perf events", "[probes][perf]") {
   CHECK(error_of(s, {{"perf"}, {"sw"}, {"cpu_clock"}, {"sample", 0}}) == "invalid perf sample period 0");
   CHECK(error_of(s, {{"perf"}, {"type", 1}, {"config", 0}, {"hz", -1}}) == "invalid perf sample frequency -1");
   CHECK(error_of(s, {{"perf"}, {"sw"}, {"cpu_clok"}}).find("(similar: cpu_clock") != std::string::npos);
+}
+
+// The syscall dispatcher's numbers (probes/syscall_numbers) against the C library's own
+// constants (SYS_* from <sys/syscall.h>, compiled into this test), and the names tracefs
+// lists: every syscalls:sys_enter_NAME that has a number must have the C library's number.
+#include <sys/syscall.h>
+TEST_CASE("syscall_number: the C library's SYS_ constants", "[probes][syscalls]") {
+  CHECK(probes::syscall_number("read") == SYS_read);
+  CHECK(probes::syscall_number("openat") == SYS_openat);
+  CHECK(probes::syscall_number("getdents64") == SYS_getdents64);
+  CHECK(probes::syscall_number("getppid") == SYS_getppid);
+  CHECK(probes::syscall_number("exit_group") == SYS_exit_group);
+  CHECK(probes::syscall_number("clone3") == SYS_clone3);
+  CHECK(probes::syscall_number("no_such_syscall") == -1);
+  CHECK(probes::syscall_number("") == -1);
 }

@@ -74,6 +74,11 @@ class Emitter {
   std::set<std::string> used_c_names_;
   int errors_ = 0;
   bool has_scalar_globals_ = false;
+  // Syscall probes reached through the dispatcher: next free slot per (is_exit, nr), and the
+  // most slots one syscall needs per direction (= dispatcher programs per direction).
+  std::map<std::pair<bool, int>, int> syscall_slots_;
+  bool dispatch_syscalls_ = false;  // -D STP_SYSCALL_DISPATCH=0|1, default: 2+ syscall tracepoints
+  int syscall_max_slots_[2] = {0, 0};
 
  public:
   Frame* frame_of(const ast::Function* f) { return function_frames_[f]; }

@@ -6,6 +6,7 @@
 #include "driver/session.h"
 #include "probes/cache.h"
 #include "probes/internal.h"
+#include "probes/syscall_numbers.h"
 
 namespace ukstap::probes {
 
@@ -51,6 +52,14 @@ void build_tracepoint(Session& s, const Match& m, std::vector<ResolvedPoint>& ou
       rp.params["system"] = sys;
       rp.params["event"] = ev;
       rp.params["id"] = std::to_string(te->id);
+      // syscalls:sys_enter_NAME/sys_exit_NAME go through the syscall dispatcher when NAME's
+      // number is known (docs/DESIGN.md "Syscall probes share one raw tracepoint").
+      if (sys == "syscalls") {
+        std::string name = ev.rfind("sys_enter_", 0) == 0 ? ev.substr(10)
+                           : ev.rfind("sys_exit_", 0) == 0 ? ev.substr(9) : "";
+        int nr = name.empty() ? -1 : syscall_number(name);
+        if (nr >= 0) rp.params["syscall_nr"] = std::to_string(nr);
+      }
       std::string fields;
       for (auto& f : te->fields) {
         if (f.name.rfind("common_", 0) == 0) continue;
