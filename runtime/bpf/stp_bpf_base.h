@@ -111,7 +111,7 @@ struct stp_common {
   uint8_t is_return;
   uint8_t user_mode;
   uint8_t kskip;       /* leading kernel frames that are the tracing glue, not the probed path */
-  uint8_t pad[1];
+  uint8_t slot;        /* STP_SLOT_*: per-slot per-CPU scratch (the row cache) */
   char errmsg[STP_MAXSTRINGLEN];
   struct _stp_tokenize tok;
   uint64_t sysrec[8];               /* a dispatched syscall probe's record (stp_bpf_probes.h) */
@@ -245,6 +245,7 @@ static __always_inline struct stp_common *stp__enter_common(void *ctxmap, int sl
     stp__count(&s->skipped);
     return 0;
   }
+  k->slot = (uint8_t)slot;
   return k;
 }
 

@@ -39,6 +39,15 @@ static __always_inline void stp__kwalk(struct stp_common *k, void *ctx)
   long r = -1;
   if (ctx)
     r = bpf_get_stack(ctx, k->kw.pcs, sizeof(k->kw.pcs), k->kskip & BPF_F_SKIP_FIELD_MASK);
+  if (k->kskip && r > 0) {
+    /* Behind the syscall dispatcher, when the raw tracepoint has 2+ programs the kernel calls
+     * them through __traceiter_sys_*: one more glue frame (its range from kallsyms). */
+    struct stp_session *s = stp__session();
+    uint64_t pc = k->kw.pcs[0];
+    if (s && ((pc >= s->syscall_glue[0] && pc < s->syscall_glue[1]) ||
+              (pc >= s->syscall_glue[2] && pc < s->syscall_glue[3])))
+      r = bpf_get_stack(ctx, k->kw.pcs, sizeof(k->kw.pcs), (k->kskip + 1) & BPF_F_SKIP_FIELD_MASK);
+  }
   k->kw.n = r > 0 ? (uint32_t)((uint64_t)r >> 3) : 0;
   if (k->kw.n > MAXBACKTRACE)
     k->kw.n = MAXBACKTRACE;

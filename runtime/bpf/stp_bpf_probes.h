@@ -81,7 +81,7 @@ static __always_inline int stp__compat_syscall(void)
 
 /* Dispatcher `slot` of a direction: the syscall number from sys_enter's id argument, or at
  * sys_exit from the saved orig_ax (its second argument is the return value). */
-#define STP_SYSCALL_DISPATCH(dir, slot, slots)                                          \
+#define STP_SYSCALL_DISPATCHER(dir, slot, slots)                                          \
   SEC("raw_tp/sys_" #dir) int stp_sys_##dir##_##slot(struct bpf_raw_tracepoint_args *ctx) \
   {                                                                                     \
     uint64_t nr;                                                                        \
@@ -154,7 +154,7 @@ static __always_inline void stp__tp_dataloc_str(void *ctx, char *dst, int off)
   unsigned long base = stp__launder((uint64_t)(unsigned long)ctx);
   stp__str_copy(dst, (const void *)(base + (loc & 0xffff)));
 }
-#define STP_TP_DATALOC_STR(c, dst, off) stp__tp_dataloc_str(ctx, (dst), (off))
+#define STP_TP_DATALOC_STR(c, dst, off) stp__tp_dataloc_str(STP__TPREC, (dst), (off))
 
 /* uprobe arguments (x86-64 SysV: rdi rsi rdx rcx r8 r9) and the return value. */
 static __always_inline int64_t stp__uarg(struct pt_regs *regs, int n)

@@ -86,9 +86,12 @@ struct stp_rowcache_ent {
 struct stp_rowcache {
   struct stp_rowcache_ent e[STP_ROWCACHE];
 };
+/* One cache per context slot: a perf_event (NMI slot) walk that interrupts a tracepoint's walk
+ * on the same CPU must not meet an entry that walk is halfway through writing, nor rewrite one
+ * it is reading. Within a slot the context's busy flag makes the walks exclusive. */
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, 1);
+  __uint(max_entries, 2);
   __type(key, uint32_t);
   __type(value, struct stp_rowcache);
 } stp_rowcache SEC(".maps");
@@ -341,16 +344,11 @@ static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm
    * check found the cached and the searched rows equal; until that is understood, the leaf is
    * always searched (one search per walk). */
   if (row && ce && from_mirror && !r->exact_pc) {
-    /* pc last, and invalidated first: a walk that interrupts this one on the same CPU (a
-     * perf_event sample during a tracepoint's walk) must not match a half-written entry. */
-    ce->pc = 0;
-    asm volatile("" ::: "memory");  /* same CPU: program order suffices */
+    ce->pc = r->pc;
     ce->tgid = uw->tgid;
     ce->gen = vm->gen;
     ce->row = key;
     ce->exact = r->exact_pc;
-    asm volatile("" ::: "memory");  /* same CPU: program order suffices */
-    ce->pc = r->pc;
   }
   return row;
 }
@@ -413,13 +411,30 @@ static long stp__uwalk_cb(uint32_t i, void *ctx)
 #ifndef STP_WAKE_GAP_NS
 # define STP_WAKE_GAP_NS 100000
 #endif
-static __always_inline void stp__wake_for_mirror(struct stp_session *s)
+/* Each process asks once per version of its mirror (gen + 1; 0: none): a process the tracker
+ * does not mirror (not a target, or ukstap itself) asks once, not at every walk. */
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, STP_VMA_PROCS);
+  __type(key, uint32_t);
+  __type(value, uint32_t);
+} stp_wake_asked SEC(".maps");
+
+static __always_inline void stp__wake_for_mirror(struct stp_session *s, uint32_t tgid,
+                                                 struct stp_proc_vmas *vm)
 {
   uint64_t now = bpf_ktime_get_ns();
+  uint32_t ver = vm ? vm->gen + 1 : 0, *asked;
   struct stp_rec_hdr h = { STP_REC_WAKE, 0, 0 };
-  if (!s || now - s->mirror_wake_ns < STP_WAKE_GAP_NS)
+  if (!s)
     return;
+  asked = bpf_map_lookup_elem(&stp_wake_asked, &tgid);
+  if (asked && *asked == ver)
+    return;
+  if (now - s->mirror_wake_ns < STP_WAKE_GAP_NS)
+    return;  /* another process asked a moment ago: the drain it caused will come */
   s->mirror_wake_ns = now;
+  bpf_map_update_elem(&stp_wake_asked, &tgid, &ver, BPF_ANY);
   bpf_ringbuf_output(&stp_events, &h, sizeof h, BPF_RB_FORCE_WAKEUP);
 }
 
@@ -429,6 +444,7 @@ static __always_inline void stp__uwalk(struct stp_common *k)
 {
   struct pt_regs *r = stp__user_regs();
   struct stp_session *s;
+  struct stp_proc_vmas *vm = 0;
   uint64_t pt = bpf_get_current_pid_tgid();
   uint32_t tgid = (uint32_t)(pt >> 32);
   k->uw.n = 0;
@@ -444,9 +460,9 @@ static __always_inline void stp__uwalk(struct stp_common *k)
      * entry frame, the interrupt/NMI entry frame of a user-mode sample, the uprobe's regs, or
      * for a kernel-mode sample the state saved when the task entered the kernel), so pc, sp and
      * fp are all trusted; runtime/arch/ documents the per-context masks. */
-    uint32_t zero = 0;
-    struct stp__uwalk_ctx wc = { k, bpf_map_lookup_elem(&stp_vmas, &tgid),
-                                 bpf_map_lookup_elem(&stp_rowcache, &zero) };
+    uint32_t slot = k->slot & 1;
+    vm = bpf_map_lookup_elem(&stp_vmas, &tgid);
+    struct stp__uwalk_ctx wc = { k, vm, bpf_map_lookup_elem(&stp_rowcache, &slot) };
     /* bpf_task_pt_regs gives a BTF pointer: plain (fault-safe) loads, no helper calls. */
     uint64_t ip = STP_X86_64_PT_PC(r);
     k->uw.regs.pc = ip;
@@ -469,7 +485,7 @@ static __always_inline void stp__uwalk(struct stp_common *k)
   }
   s = stp__session();
   if (k->uw.mirror_miss)
-    stp__wake_for_mirror(s);
+    stp__wake_for_mirror(s, tgid, vm);
   if (s) {
     stp__count(&s->ustack_stops[k->uw.stop & STP_STOP_MASK]);
     if (k->uw.fp_frames)

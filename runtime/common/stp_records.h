@@ -123,6 +123,9 @@ struct stp_session {
   uint64_t ustack_fp_frames; /* frames found by the frame-pointer fallback (no unwind table) */
   uint64_t stacks_lost;      /* ustack_id()/kstack_id() stacks not stored: the map was full */
   uint64_t mirror_wake_ns;    /* last STP_REC_WAKE (bpf_ktime_get_ns): rate limit */
+  /* [lo, hi) of __traceiter_sys_enter and __traceiter_sys_exit (0 0: unknown): the frame the
+   * kernel adds when 2+ programs share a raw syscall tracepoint (bpf/stp_bpf_kstack.h). */
+  uint64_t syscall_glue[4];
 };
 
 /* Read-only configuration filled by the loader before load: the BPF global

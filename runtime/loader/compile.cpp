@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -108,14 +109,38 @@ std::string compiler_version(const std::string& cc, const std::string& cache) {
       pos = colon + 1;
     }
   }
-  struct stat st{};
-  std::string memo;
-  if (!path.empty() && !cache.empty() && ::stat(path.c_str(), &st) == 0) {
+  // The identity: the real binary (through symlinks: /usr/bin/clang-14 ->
+  // /usr/lib/llvm-14/bin/clang) and the compiler libraries beside it (clang's version and code
+  // generation live in libclang-cpp/libLLVM, upgraded without the binary), each by device,
+  // inode, size, mtime and ctime.
+  auto identity = [](const std::string& f, std::string& out) {
+    struct stat st{};
+    if (::stat(f.c_str(), &st) != 0) return false;
+    out += f + ":" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
+           std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+           std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_ctim.tv_sec) + "." +
+           std::to_string(st.st_ctim.tv_nsec) + ";";
+    return true;
+  };
+  std::string memo, id;
+  char real[PATH_MAX];
+  if (!path.empty() && !cache.empty() && ::realpath(path.c_str(), real) && identity(real, id)) {
+    std::string libdir = std::string(real);
+    libdir = libdir.substr(0, libdir.rfind('/'));
+    libdir = libdir.substr(0, libdir.rfind('/')) + "/lib";
+    if (DIR* d = ::opendir(libdir.c_str())) {
+      std::vector<std::string> libs;
+      while (struct dirent* e = ::readdir(d)) {
+        std::string n = e->d_name;
+        if (n.rfind("libLLVM", 0) == 0 || n.rfind("libclang-cpp", 0) == 0) libs.push_back(n);
+      }
+      ::closedir(d);
+      std::sort(libs.begin(), libs.end());
+      for (auto& n : libs) identity(libdir + "/" + n, id);
+    }
     loader::Hasher h;
-    h.add("compiler-version-v1");
-    h.add(path);
-    h.add(std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
-          std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec));
+    h.add("compiler-version-v2");
+    h.add(id);
     memo = cache + "/compilers/" + h.hex();
     std::string out;
     if (loader::read_file(memo, out) && !out.empty()) return out;

@@ -114,6 +114,12 @@ void Kallsyms::parse(std::string_view text) {
     if (syms_[i + 1].module == syms_[i].module) syms_[i].size = syms_[i + 1].start - syms_[i].start;
 }
 
+const Symbol* Kallsyms::find(const std::string& name) const {
+  for (const Symbol& s : syms_)
+    if (s.name == name && s.module == "kernel") return &s;
+  return nullptr;
+}
+
 const Symbol* Kallsyms::lookup(uint64_t addr) const {
   auto it = std::upper_bound(syms_.begin(), syms_.end(), addr,
                              [](uint64_t a, const Symbol& s) { return a < s.start; });

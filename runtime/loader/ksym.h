@@ -39,6 +39,8 @@ class Kallsyms {
   // next symbol of its module (the last symbol of a module: within 4 KiB of its start, as its
   // end is unknown). Null when none.
   const Symbol* lookup(uint64_t addr) const;
+  // The kernel's (not a module's) symbol named NAME; null when none. A linear scan.
+  const Symbol* find(const std::string& name) const;
 
  private:
   std::vector<Symbol> syms_;  // sorted by start; one per address

@@ -33,6 +33,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -524,8 +525,12 @@ bool Runner::attach_probe(const ProbeInfo& p, struct bpf_program* prog) {
     for (auto [pid, cpu] : where) {
       int fd = (int)::syscall(__NR_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
       if (fd < 0) return false;
-      perf_fds_.push_back(fd);
-      if (!link_ok(bpf_program__attach_perf_event(prog, fd))) return false;
+      // A link owns its perf event fd (libbpf closes it when the link is destroyed); only an
+      // fd no link took is ours to close.
+      if (!link_ok(bpf_program__attach_perf_event(prog, fd))) {
+        perf_fds_.push_back(fd);
+        return false;
+      }
     }
     return true;
   }
@@ -880,7 +885,11 @@ void Runner::detach() {
   };
   std::vector<std::thread> pool;
   const size_t nthreads = std::min<size_t>(n > 1 ? n - 1 : 0, 63);
-  for (size_t t = 0; t < nthreads; ++t) pool.emplace_back(work);
+  try {
+    for (size_t t = 0; t < nthreads; ++t) pool.emplace_back(work);
+  } catch (const std::system_error&) {
+    // no more threads: the ones started and this one share what is left
+  }
   work();
   for (auto& t : pool) t.join();
   links_.clear();
@@ -945,6 +954,14 @@ int Runner::run() {
   if (!s_.bpf_object_path.empty()) {
     if (!load_bpf()) return 1;
     open_stack_ids();
+    if (kallsyms_) {  // the dispatched syscall probes' extra glue frame (stp_bpf_kstack.h)
+      const char* glue[2] = {"__traceiter_sys_enter", "__traceiter_sys_exit"};
+      for (int i = 0; i < 2; ++i)
+        if (const ksym::Symbol* g = kallsyms_->find(glue[i]); g && g->size) {
+          session_->syscall_glue[2 * i] = g->start;
+          session_->syscall_glue[2 * i + 1] = g->start + g->size;
+        }
+    }
     // The in-kernel unwinder's tables and view of the targets' executable mappings.
     if (tables_) {
       std::string twhy;

@@ -133,6 +133,16 @@ t "openat argstr/retstr, per-event tracepoints (-D STP_SYSCALL_DISPATCH=0): run"
 t "openat argstr and retstr, per-event tracepoints (§7)" 0 "$(REC=$T_TMP/open0.prog open_want "$T_TMP/od0")$NL" '' -- \
   tail -n 12 "$T_TMP/open0.uk"
 
+# A field read in a foreach body of a dispatched syscall probe (the body is a BPF callback
+# emitted apart from the probe) reads the same record as the probe: cat's openat of its file
+# passes AT_FDCWD (-100, fcntl.h) as dfd.
+t "dispatched syscall probe: \$dfd inside a foreach body = outside = AT_FDCWD" 0 $'-100 -100\n' '' -- \
+  "$UKSTAP" -e 'global a, inside, outside
+    probe syscall.openat { if (pid() == target() && user_string($filename) == "/etc/hostname") {
+      a[1] = 1; foreach (k in a) inside = __int32($dfd); outside = __int32($dfd) } }
+    probe syscall.openat.return { }
+    probe end { printf("%d %d\n", inside, outside) }' -c 'cat /etc/hostname' -o /dev/stdout
+
 # The -c target gets the terminal's fds, not ukstap's: not the -o file, no BPF or perf fds
 t "-c target inherits no ukstap fd: run" 0 '' '' -- uk_to "$T_TMP/fd.uk" "$T_TMP/fd.prog" -c 'ls -l /proc/self/fd/' -e \
   'probe syscall.getpid { println("never") }'

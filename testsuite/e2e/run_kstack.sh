@@ -45,6 +45,21 @@ t "getdents: kernel frames = /proc/kallsyms symbols (name, offset, size), via do
 t "getdents: at least 3 frames, all [kernel]" 0 '' '' -- bash -c "
   n=\$(grep -c ' \[kernel\]\$' '$T_TMP/gd.print'); m=\$(wc -l < '$T_TMP/gd.print')
   [ \"\$n\" -ge 3 ] && [ \"\$n\" = \"\$m\" ] || { echo \"\$n of \$m\"; cat '$T_TMP/gd.print'; exit 1; }"
+# Syscall probes behind the dispatcher (raw sys_enter/sys_exit): the stack starts where the
+# syscall path does, without the tracing glue (the BPF program, bpf_trace_run*, __bpf_trace_*,
+# and with two programs on the tracepoint __traceiter_*). Names from /proc/kallsyms.
+for two in 0 1; do
+  extra=$([ $two = 1 ] && echo 'probe syscall.getppid, syscall.getppid.return { }')
+  t "dispatched syscall probes ($((two + 1)) per syscall): enter/exit stacks start at syscall_trace_enter/syscall_exit_work" 0 '' '' -- bash -c "
+    '$UKSTAP' -D STP_SYSCALL_DISPATCH=1 -e 'global e, x
+      probe syscall.getppid { if (pid() == target() && !e) { e = 1; println(\"== enter\"); print_backtrace() } }
+      probe syscall.getppid.return { if (pid() == target() && !x) { x = 1; println(\"== exit\"); print_backtrace() } }
+      $extra' -c '$P sites 1 0' -o '$T_TMP/disp$two.out' > /dev/null || exit 1
+    awk '/^== enter/ {getline; e = \$3} /^== exit/ {getline; x = \$3}
+         /__traceiter_|bpf_trace_run|__bpf_trace_|bpf_prog_/ {bad = 1}
+         END {exit !(e ~ /^syscall_trace_enter\+/ && x ~ /^syscall_exit_work\+/ && !bad)}' '$T_TMP/disp$two.out' ||
+      { cat '$T_TMP/disp$two.out'; exit 1; }"
+done
 t "backtrace() = the addresses of print_backtrace(), each followed by a space" 0 '' '' -- bash -c "
   diff <(awk '{printf \"%s \", \$1} END {print \"\"}' '$T_TMP/gd.print') <(awk '/^== hex/{getline; print}' '$T_TMP/gd.out')"
 t "sprint_backtrace() = NAME+0xOFF [kernel] per frame" 0 '' '' -- bash -c "

@@ -614,6 +614,11 @@ TEST_CASE("syscall_number: the C library's SYS_ constants", "[probes][syscalls]"
   CHECK(probes::syscall_number("getppid") == SYS_getppid);
   CHECK(probes::syscall_number("exit_group") == SYS_exit_group);
   CHECK(probes::syscall_number("clone3") == SYS_clone3);
+  // tracepoint names that are the kernel's SYSCALL_DEFINE names, not __NR_ names
+  CHECK(probes::syscall_number("newfstat") == SYS_fstat);
+  CHECK(probes::syscall_number("newuname") == SYS_uname);
+  CHECK(probes::syscall_number("umount") == SYS_umount2);
+  CHECK(probes::syscall_number("sendfile64") == SYS_sendfile);
   CHECK(probes::syscall_number("no_such_syscall") == -1);
   CHECK(probes::syscall_number("") == -1);
 }

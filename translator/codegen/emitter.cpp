@@ -936,7 +936,13 @@ class BodyEmitter : public ast::Visitor {
     out_ = saved_out;
     indent = saved_indent;
     err_label = saved_err;
-    em_.callbacks_ << cb.str();
+    // A foreach body of a dispatched syscall probe reads the probe's rebuilt record too (the
+    // callbacks are emitted before the probes, outside the probe's own STP__TPREC).
+    if (dispatched_)
+      em_.callbacks_ << "#undef STP__TPREC\n#define STP__TPREC ((void *)c->k.sysrec)\n" << cb.str()
+                     << "#undef STP__TPREC\n#define STP__TPREC ctx\n";
+    else
+      em_.callbacks_ << cb.str();
 
     line(flag + " = 0;");
     line(count + " = 0;");
@@ -1065,6 +1071,7 @@ class BodyEmitter : public ast::Visitor {
   }
 
   bool native_ = false;
+  bool dispatched_ = false;  // a syscall probe behind the dispatcher: fields from c->k.sysrec
 
  private:
   Emitter& em_;
@@ -1319,6 +1326,7 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
          << "\n";
   BodyEmitter be(*this, fr, body, p, nullptr, tp);
   be.native_ = info.native;
+  be.dispatched_ = via_dispatcher;
   if (p->condition) {
     std::string cond = be.eval(p->condition);
     body << "  if (!(" << cond << ")) goto out;\n";
@@ -1487,7 +1495,7 @@ int Emitter::run() {
       const char* d = dir ? "exit" : "enter";
       all << "#ifdef __UKSTAP_BPF__\nSTP_SYSCALL_PROGS(" << d << ", " << syscall_max_slots_[dir] << ")\n";
       for (int k = 0; k < syscall_max_slots_[dir]; ++k)
-        all << "STP_SYSCALL_DISPATCH(" << d << ", " << k << ", " << syscall_max_slots_[dir] << ")\n";
+        all << "STP_SYSCALL_DISPATCHER(" << d << ", " << k << ", " << syscall_max_slots_[dir] << ")\n";
       all << "#endif\n\n";
     }
     all << "#ifdef __UKSTAP_NATIVE__\nSTP_GLOBALS_INIT\n{\n" << init << "}\n#endif\n";

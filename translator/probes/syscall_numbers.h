@@ -4,11 +4,14 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace ukstap::probes {
 
-// The native syscall number of NAME on this machine, or -1 when it is not known (not x86_64,
-// no asm/unistd_64.h, a syscall newer than the header): such probes keep their own tracepoint.
-int syscall_number(const std::string& name);
+// The native syscall number of NAME (a syscalls:sys_enter_NAME tracepoint's NAME) on this
+// machine, or -1 when it is not known (not x86_64, no table): such probes keep their own
+// tracepoint. The table is read once, from the first of TAPSET_DIRS that has
+// syscalls/syscall_num.stp, else from asm/unistd_64.h.
+int syscall_number(const std::string& name, const std::vector<std::string>& tapset_dirs = {});
 
 }  // namespace ukstap::probes

@@ -24,6 +24,26 @@ Tracefs& session_tracefs(Session& s, const Token* tok) {
   return *c.tracefs;
 }
 
+// Whether the event's record is what the dispatcher rebuilds from the registers (runtime/bpf/
+// stp_bpf_probes.h): __syscall_nr at 8, then up to six 8-byte arguments from 16 (sys_enter) or
+// an 8-byte ret at 16 (sys_exit), nothing else. A kernel whose syscall events carry more (user
+// strings copied into the record, say) keeps the per-event tracepoints.
+bool syscall_record_layout(const TraceEvent& te, bool exit) {
+  int args = 0;
+  for (const auto& f : te.fields) {
+    if (f.name.rfind("common_", 0) == 0) continue;
+    if (f.name == "__syscall_nr") {
+      if (f.offset != 8 || f.size != 4) return false;
+    } else if (exit) {
+      if (f.name != "ret" || f.offset != 16 || f.size != 8) return false;
+    } else {
+      if (f.offset != 16 + 8 * args || f.size != 8 || args >= 6) return false;
+      ++args;
+    }
+  }
+  return true;
+}
+
 void build_tracepoint(Session& s, const Match& m, std::vector<ResolvedPoint>& out) {
   std::string spec = m.str("trace");
   const Token* tok = m.tok("trace");
@@ -55,10 +75,10 @@ void build_tracepoint(Session& s, const Match& m, std::vector<ResolvedPoint>& ou
       // syscalls:sys_enter_NAME/sys_exit_NAME go through the syscall dispatcher when NAME's
       // number is known (docs/DESIGN.md "Syscall probes share one raw tracepoint").
       if (sys == "syscalls") {
-        std::string name = ev.rfind("sys_enter_", 0) == 0 ? ev.substr(10)
-                           : ev.rfind("sys_exit_", 0) == 0 ? ev.substr(9) : "";
-        int nr = name.empty() ? -1 : syscall_number(name);
-        if (nr >= 0) rp.params["syscall_nr"] = std::to_string(nr);
+        bool exit = ev.rfind("sys_exit_", 0) == 0;
+        std::string name = ev.rfind("sys_enter_", 0) == 0 ? ev.substr(10) : exit ? ev.substr(9) : "";
+        int nr = name.empty() ? -1 : syscall_number(name, s.tapset_dirs());
+        if (nr >= 0 && syscall_record_layout(*te, exit)) rp.params["syscall_nr"] = std::to_string(nr);
       }
       std::string fields;
       for (auto& f : te->fields) {
