@@ -750,6 +750,37 @@ def item2():
     SECTIONS.append("\n".join(text))
 
 
+def timed_runner(prefix, tf, wl, idle, direct, on_check):
+    """The round runner of items 3 and 4: each variant runs the workload under bench/progs/timed
+    (its own wall and CPU) and, in the timed rounds, around /bin/true (the tracer alone). In the
+    check round (0) perf records DIRECT, the workload itself: perf 6.1 unwinds a child it sees
+    exec only to its first user frame in some runs (measured here), and its stacks should be
+    judged on its best case; on_check(v, out, res) parses that round's output."""
+    def runner(v, r):
+        o = os.path.join(WORK, "%s_%s.out" % (prefix, v["key"]))
+        d = {}
+        for what, w in (("work", wl()), ("idle", idle())):
+            if what == "idle" and (v["key"] == "none" or r == 0):
+                continue
+            rm(tf)
+            if r == 0 and what == "work" and v["key"] == "perf_dwarf":
+                w = direct
+            res = run(v["argv"](o, w), timeout=300)
+            m = re.search(r"wall_ns (\d+) cpu_ns (\d+)", read(tf))
+            if what == "work":
+                d.update(wall=res.wall if res.ok else None, cpu=res.cpu if res.ok else None,
+                         wwall=int(m.group(1)) / 1e9 if m and res.ok else None,
+                         wcpu=int(m.group(2)) / 1e9 if m and res.ok else None, err=res.err)
+                if r == 0 and v.get("parse"):
+                    on_check(v, o, res)
+            else:
+                d.update(idle_wall=res.wall if res.ok else None, idle_cpu=res.cpu if res.ok else None)
+            if not (r == 0 and A.keep):
+                rm(o, o + ".folded")
+        return d
+    return runner
+
+
 # ==================================================================================== item 3
 I3 = {}
 
@@ -790,28 +821,8 @@ def item3():
         truth = int(m.group(1)) if m else None
     checks = {}
 
-    def runner(v, r):
-        o = os.path.join(WORK, "i3_%s.out" % v["key"])
-        d = {}
-        for what, w in (("work", wl()), ("idle", idle())):
-            if what == "idle" and (v["key"] == "none" or r == 0):
-                continue
-            rm(tf)
-            if r == 0 and what == "work" and v["key"] == "perf_dwarf":
-                w = ["/bin/ls", "-R", tree]  # perf's stacks on its best case (see the note)
-            res = run(v["argv"](o, w), timeout=300)
-            m = re.search(r"wall_ns (\d+) cpu_ns (\d+)", read(tf))
-            if what == "work":
-                d.update(wall=res.wall if res.ok else None, cpu=res.cpu if res.ok else None,
-                         wwall=int(m.group(1)) / 1e9 if m and res.ok else None,
-                         wcpu=int(m.group(2)) / 1e9 if m and res.ok else None, err=res.err)
-                if r == 0 and v.get("parse"):
-                    checks[v["key"]] = check3(v, o, res)
-            else:
-                d.update(idle_wall=res.wall if res.ok else None, idle_cpu=res.cpu if res.ok else None)
-            if not (r == 0 and A.keep):
-                rm(o)
-        return d
+    runner = timed_runner("i3", tf, wl, idle, ["/bin/ls", "-R", tree],
+                          lambda v, o, res: checks.__setitem__(v["key"], check3(v, o, res)))
 
     nruns = runs_for(5)
     check, res = rounds(V, nruns, runner)
@@ -946,35 +957,11 @@ def item4():
                                          "{ @[ustack] = count(); }", "-c", " ".join(w)]))
     checks = {}
 
-    def runner(v, r):
-        o = os.path.join(WORK, "i4_%s.out" % v["key"])
-        d = {}
-        for what, w in (("work", wl()), ("idle", idle())):
-            if what == "idle" and (v["key"] == "none" or r == 0):
-                continue
-            rm(tf)
-            if r == 0 and what == "work" and v["key"] == "perf_dwarf":
-                # perf 6.1 unwinds sort's samples only to the first user frame in ~80 % of them
-                # when sort is exec'd by a child of the recorded command (timed): check perf's
-                # stacks on its best case, sort as the recorded command itself (item 4 notes).
-                w = sort
-            res = run(v["argv"](o, w), timeout=300)
-            m = re.search(r"wall_ns (\d+) cpu_ns (\d+)", read(tf))
-            if what == "work":
-                d.update(wall=res.wall if res.ok else None, cpu=res.cpu if res.ok else None,
-                         wwall=int(m.group(1)) / 1e9 if m and res.ok else None,
-                         wcpu=int(m.group(2)) / 1e9 if m and res.ok else None, err=res.err)
-                if r == 0 and v.get("parse"):
-                    out = o + ".folded" if v["parse"] == "folded" else o
-                    checks[v["key"]] = check3(v, out, res, marker="@@", leaf=None)
-                    if v["parse"] == "perf":
-                        I4["perf_script"] = (checks[v["key"]].script_cpu, checks[v["key"]].script_wall,
-                                             checks[v["key"]].samples)
-            else:
-                d.update(idle_wall=res.wall if res.ok else None, idle_cpu=res.cpu if res.ok else None)
-            if not (r == 0 and A.keep):
-                rm(o, o + ".folded")
-        return d
+    def on_check(v, o, res):
+        c = checks[v["key"]] = check3(v, o + ".folded" if v["parse"] == "folded" else o, res, marker="@@", leaf=None)
+        if v["parse"] == "perf":
+            I4["perf_script"] = (c.script_cpu, c.script_wall, c.samples)
+    runner = timed_runner("i4", tf, wl, idle, sort, on_check)
 
     nruns = runs_for(3)
     check, res = rounds(V, nruns, runner)
