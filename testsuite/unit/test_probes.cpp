@@ -622,3 +622,17 @@ TEST_CASE("syscall_number: the C library's SYS_ constants", "[probes][syscalls]"
   CHECK(probes::syscall_number("no_such_syscall") == -1);
   CHECK(probes::syscall_number("") == -1);
 }
+
+// The tapsets' generated table (the dispatcher's first source) against the kernel headers'
+// asm/unistd_64.h, which it was generated from: every number the header defines, the same.
+TEST_CASE("syscall numbers: the tapsets' table = asm/unistd_64.h", "[probes][syscalls]") {
+  auto hdr = probes::syscall_table_from_headers();
+  auto tap = probes::syscall_table_from_tapsets({std::string(UKSTAP_SRCDIR) + "/tapsets"});
+  REQUIRE(hdr.size() > 300);
+  REQUIRE(tap.size() >= hdr.size());
+  for (auto& [name, nr] : hdr) {
+    INFO(name);
+    CHECK(tap.count(name) == 1);
+    if (tap.count(name)) CHECK(tap.at(name) == nr);
+  }
+}

@@ -67,6 +67,18 @@ Table read_table(const std::vector<std::string>& dirs) {
 
 }  // namespace
 
+std::map<std::string, int> syscall_table_from_tapsets(const std::vector<std::string>& tapset_dirs) {
+  Table t;
+  read_tapset_table(tapset_dirs, t);
+  return t;
+}
+
+std::map<std::string, int> syscall_table_from_headers() {
+  Table t;
+  read_unistd(t);
+  return t;
+}
+
 int syscall_number(const std::string& name, const std::vector<std::string>& tapset_dirs) {
   static const Table table = read_table(tapset_dirs);
   auto it = table.find(name);

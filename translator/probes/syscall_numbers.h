@@ -3,6 +3,7 @@
 // raw_syscalls' sys_enter/sys_exit by syscall number.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,5 +14,10 @@ namespace ukstap::probes {
 // tracepoint. The table is read once, from the first of TAPSET_DIRS that has
 // syscalls/syscall_num.stp, else from asm/unistd_64.h.
 int syscall_number(const std::string& name, const std::vector<std::string>& tapset_dirs = {});
+
+// The tables themselves, uncached (unit tests): name -> number from the first of TAPSET_DIRS
+// that has syscalls/syscall_num.stp, and from asm/unistd_64.h; empty when absent.
+std::map<std::string, int> syscall_table_from_tapsets(const std::vector<std::string>& tapset_dirs);
+std::map<std::string, int> syscall_table_from_headers();
 
 }  // namespace ukstap::probes
