@@ -89,26 +89,10 @@ void hash_tree(loader::Hasher& h, const std::string& root, const std::string& re
 
 // `cc --version`, part of the module's cache key. Running clang for it took 10-30 ms of every
 // run's start-up (bench/compare.py item 4), so its answer is kept in the cache directory under
-// the compiler binary's identity (path, inode, size, mtime): an upgraded compiler is a new file.
+// the compiler's identity (below): an upgraded compiler is a new file.
 std::string compiler_version(const std::string& cc, const std::string& cache) {
-  std::string path = cc;
-  if (path.find('/') == std::string::npos) {  // a bare name: the file PATH would run
-    const char* env = std::getenv("PATH");
-    std::string dirs = env ? env : "/usr/bin:/bin";
-    size_t pos = 0;
-    path.clear();
-    while (pos <= dirs.size()) {
-      size_t colon = dirs.find(':', pos);
-      std::string d = dirs.substr(pos, colon == std::string::npos ? std::string::npos : colon - pos);
-      std::string cand = (d.empty() ? "." : d) + "/" + cc;
-      if (::access(cand.c_str(), X_OK) == 0) {
-        path = cand;
-        break;
-      }
-      if (colon == std::string::npos) break;
-      pos = colon + 1;
-    }
-  }
+  std::string path;
+  loader::find_program(cc, path);  // the file running `cc` would run ("" when none)
   // The identity: the real binary (through symlinks: /usr/bin/clang-14 ->
   // /usr/lib/llvm-14/bin/clang) and the compiler libraries beside it (clang's version and code
   // generation live in libclang-cpp/libLLVM, upgraded without the binary), each by device,

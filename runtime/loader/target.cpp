@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "loader/util.h"
+
 namespace ukstap::loader {
 
 bool needs_shell(const std::string& cmd) {
@@ -36,32 +38,6 @@ bool needs_shell(const std::string& cmd) {
   }
   return false;
 }
-
-namespace {
-
-// execvp's search; `found` gets the file it would run.
-bool find_program(const std::string& name, std::string& found) {
-  auto executable = [&](const std::string& p) {
-    struct stat st;
-    bool ok = ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
-    if (ok) found = p;
-    return ok;
-  };
-  if (name.find('/') != std::string::npos) return executable(name);
-  const char* path = std::getenv("PATH");
-  std::string p = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  size_t start = 0;
-  for (;;) {
-    size_t colon = p.find(':', start);
-    std::string dir = p.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    if (dir.empty()) dir = ".";
-    if (executable(dir + "/" + name)) return true;
-    if (colon == std::string::npos) return false;
-    start = colon + 1;
-  }
-}
-
-}  // namespace
 
 TargetCommand::~TargetCommand() {
   if (park_fd_ >= 0) ::close(park_fd_);

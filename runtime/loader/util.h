@@ -14,6 +14,10 @@ int run_command(const std::vector<std::string>& argv, std::string& output);
 // The argv as a shell-quoted line, for -v messages.
 std::string quote_command(const std::vector<std::string>& argv);
 
+// execvp's search: the regular executable file NAME runs as (NAME itself when it has a '/',
+// else the first in $PATH); false when there is none.
+bool find_program(const std::string& name, std::string& found);
+
 bool read_file(const std::string& path, std::string& out);
 bool write_file(const std::string& path, const std::string& data);
 bool file_exists(const std::string& path);
