@@ -10,6 +10,21 @@
 namespace ukstap::codegen {
 
 namespace {
+// A syscalls:sys_* probe whose number and record layout the dispatcher knows (tracepoint_family).
+bool dispatchable(const DerivedProbe& p) {
+  return p.family == "tracepoint" && p.params.count("syscall_nr");
+}
+bool is_sys_exit(const DerivedProbe& p) {
+  auto ev = p.params.find("event");
+  return ev != p.params.end() && ev->second.rfind("sys_exit", 0) == 0;
+}
+// Around a dispatched probe and its foreach callbacks, the tracepoint field readers read the
+// record rebuilt from the registers (runtime/bpf/stp_bpf_probes.h).
+const char* const kReadSysrec = "#undef STP__TPREC\n#define STP__TPREC ((void *)c->k.sysrec)\n";
+const char* const kReadCtx = "#undef STP__TPREC\n#define STP__TPREC ctx\n";
+}  // namespace
+
+namespace {
 
 using ast::Type;
 
@@ -939,8 +954,7 @@ class BodyEmitter : public ast::Visitor {
     // A foreach body of a dispatched syscall probe reads the probe's rebuilt record too (the
     // callbacks are emitted before the probes, outside the probe's own STP__TPREC).
     if (dispatched_)
-      em_.callbacks_ << "#undef STP__TPREC\n#define STP__TPREC ((void *)c->k.sysrec)\n" << cb.str()
-                     << "#undef STP__TPREC\n#define STP__TPREC ctx\n";
+      em_.callbacks_ << kReadSysrec << cb.str() << kReadCtx;
     else
       em_.callbacks_ << cb.str();
 
@@ -1238,6 +1252,8 @@ void Emitter::emit_function(ast::Function* f, bool native) {
   functions_ << body.str();
 }
 
+bool Emitter::dispatched(const DerivedProbe& p) const { return dispatch_syscalls_ && dispatchable(p); }
+
 std::string Emitter::probe_macro(const DerivedProbe& p, int id, bool& native) {
   std::string ids = std::to_string(id);
   native = false;
@@ -1255,9 +1271,7 @@ std::string Emitter::probe_macro(const DerivedProbe& p, int id, bool& native) {
     native = true;
     return "STP_PROBE_NATIVE(" + ids + ")";
   }
-  if (fam == "tracepoint" && !param("syscall_nr").empty() && dispatch_syscalls_)
-    return "STP_PROBE_SYSCALL(" + ids + ", " +
-           (param("event").rfind("sys_exit", 0) == 0 ? "1" : "0") + ")";
+  if (dispatched(p)) return "STP_PROBE_SYSCALL(" + ids + ", " + (is_sys_exit(p) ? "1" : "0") + ")";
   if (fam == "tracepoint")
     return "STP_PROBE_TRACEPOINT(" + ids + ", " + c_quote(param("system")) + ", " +
            c_quote(param("event")) + ")";
@@ -1309,15 +1323,15 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
   std::string macro = probe_macro(*p, id, info.native);
   // A syscall probe behind the dispatcher: its slot among the probes of its syscall number,
   // and its record (the syscalls:sys_* layout) built from the task's registers.
-  bool via_dispatcher = macro.rfind("STP_PROBE_SYSCALL(", 0) == 0;
-  bool sys_exit = via_dispatcher && p->params["event"].rfind("sys_exit", 0) == 0;
+  bool via_dispatcher = dispatched(*p);
+  bool sys_exit = via_dispatcher && is_sys_exit(*p);
   if (via_dispatcher) {
     int slot = syscall_slots_[{sys_exit, std::stoi(p->params["syscall_nr"])}]++;
     info.params["syscall_slot"] = std::to_string(slot);
     syscall_max_slots_[sys_exit] = std::max(syscall_max_slots_[sys_exit], slot + 1);
   }
   body << (info.native ? "#ifdef __UKSTAP_NATIVE__\n" : "#ifdef __UKSTAP_BPF__\n");
-  if (via_dispatcher) body << "#undef STP__TPREC\n#define STP__TPREC ((void *)c->k.sysrec)\n";
+  if (via_dispatcher) body << kReadSysrec;
   body << "/* " << info.pp << " */\n" << macro << "\n{\n";
   body << "  STP_PROBE_ENTER(" << id << ");\n";
   if (via_dispatcher) body << "  stp__sysrec_fill(&c->k, ctx, " << (sys_exit ? 1 : 0) << ");\n";
@@ -1333,7 +1347,7 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
   }
   be.stmt(p->body);
   body << "  goto out;\nout:\n  STP_PROBE_LEAVE();\n}\n";
-  if (via_dispatcher) body << "#undef STP__TPREC\n#define STP__TPREC ctx\n";
+  if (via_dispatcher) body << kReadCtx;
   body << "#endif\n\n";
   probes_ << body.str();
   if (info.native)
@@ -1447,7 +1461,7 @@ int Emitter::run() {
     // ~18 ns while attached, so by default only a script with two or more of them uses it.
     int nsys = 0;
     for (auto* p : s_.probes)
-      if (p->family == "tracepoint" && p->params.count("syscall_nr")) ++nsys;
+      if (dispatchable(*p)) ++nsys;
     std::string mode = s_.define("STP_SYSCALL_DISPATCH", "");
     dispatch_syscalls_ = mode.empty() ? nsys >= 2 : mode != "0";
     int id = 0;

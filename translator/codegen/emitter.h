@@ -58,6 +58,9 @@ class Emitter {
   void emit_function(ast::Function* f, bool native);
   void emit_probe(DerivedProbe* p, int id);
   std::string probe_macro(const DerivedProbe& p, int id, bool& native);
+  // A syscall tracepoint probe reached through the syscall dispatcher (run() decides whether
+  // the script uses it).
+  bool dispatched(const DerivedProbe& p) const;
 
   Session& s_;
   ModuleInfo& m_;
