@@ -79,18 +79,23 @@ static __always_inline int stp__compat_syscall(void)
   return (bpf_get_current_task_btf()->thread_info.status & 0x0002) != 0;
 }
 
-/* Dispatcher `slot` of a direction: the syscall number from sys_enter's id argument, or at
- * sys_exit from the saved orig_ax (its second argument is the return value). */
+/* The syscall number: sys_enter(regs, id) passes it; at sys_exit(regs, ret) it is the saved
+ * orig_ax. */
+static __always_inline uint64_t stp__sys_nr_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+  return ctx->args[1];
+}
+static __always_inline uint64_t stp__sys_nr_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+  struct pt_regs *r = stp__user_regs();
+  return r ? (uint64_t)STP_X86_64_PT_NR(r) : ~0ull;
+}
+
+/* Dispatcher `slot` of a direction (enter, exit). */
 #define STP_SYSCALL_DISPATCHER(dir, slot, slots)                                          \
   SEC("raw_tp/sys_" #dir) int stp_sys_##dir##_##slot(struct bpf_raw_tracepoint_args *ctx) \
   {                                                                                     \
-    uint64_t nr;                                                                        \
-    if (__builtin_strcmp(#dir, "enter") == 0) {                                         \
-      nr = ctx->args[1];                                                                \
-    } else {                                                                            \
-      struct pt_regs *r = stp__user_regs();                                             \
-      nr = r ? (uint64_t)STP_X86_64_PT_NR(r) : ~0ull;                                   \
-    }                                                                                   \
+    uint64_t nr = stp__sys_nr_##dir(ctx);                                               \
     if (nr < STP_SYS_NR && !stp__compat_syscall())                                      \
       bpf_tail_call(ctx, &stp_sys_##dir##_progs, (uint32_t)nr * (slots) + (slot));      \
     return 0;                                                                           \

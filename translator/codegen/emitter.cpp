@@ -22,9 +22,7 @@ bool is_sys_exit(const DerivedProbe& p) {
 // record rebuilt from the registers (runtime/bpf/stp_bpf_probes.h).
 const char* const kReadSysrec = "#undef STP__TPREC\n#define STP__TPREC ((void *)c->k.sysrec)\n";
 const char* const kReadCtx = "#undef STP__TPREC\n#define STP__TPREC ctx\n";
-}  // namespace
 
-namespace {
 
 using ast::Type;
 
