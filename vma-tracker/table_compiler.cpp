@@ -192,8 +192,12 @@ stp_cfi_row classify(Dwarf_Frame* f, bool signal, const Arch& a) {
   } else {
     return invalid(STP_INV_CFA_EXPR);
   }
-  if (!fits16(off)) return invalid(STP_INV_OFFSET);
-  r.cfa_off = (int16_t)off;
+  // A frame over 32 KiB: its offset scaled (stp_cfi.h); the PLT's literal is never large.
+  unsigned shift = 0;
+  while (!fits16(off >> shift) && shift < 15 && (off & ((int64_t)1 << shift)) == 0) ++shift;
+  if (!fits16(off >> shift) || (shift && r.cfa_kind == STP_CFA_PLT)) return invalid(STP_INV_OFFSET);
+  r.cfa_off = (int16_t)(off >> shift);
+  r.cfa_kind = STP_CFA_KIND_SHIFT(r.cfa_kind, shift);
 
   unsigned fp_kind;
   if (dwarf_frame_register(f, a.fp, mem, &ops, &n) != 0) return invalid(STP_INV_FP_RULE);
@@ -463,7 +467,7 @@ void count(CfiTable& t) {
     if (r.cfa_kind == STP_CFA_INVALID) ++s.by_reason[(unsigned)r.fp_off & 15];
     if (gap) continue;
     ++s.rows;
-    ++s.by_kind[r.cfa_kind & 7];
+    ++s.by_kind[STP_ROW_CFA_KIND(&r) & 7];
     if (r.cfa_kind == STP_CFA_INVALID) ++s.invalid;
   }
 }

@@ -337,7 +337,7 @@ static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm
     return 0;
   key = first + (uint32_t)idx;
   row = bpf_map_lookup_elem(&stp_cfi_rows, &key);
-  if (row && row->cfa_kind == STP_CFA_INVALID && row->fp_off == STP_INV_NO_FDE)
+  if (row && STP_ROW_CFA_KIND(row) == STP_CFA_INVALID && row->fp_off == STP_INV_NO_FDE)
     return 0;  /* between FDEs: no table for this pc */
   /* Return addresses only (exact_pc == 0). Caching the leaf's row too cut ~12% of the timer
    * samples of a multi-threaded sort short with a bad frame at their second step, although a

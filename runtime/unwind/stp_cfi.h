@@ -54,13 +54,23 @@ enum stp_ra_kind {
 #define STP_ROW_RA_KIND(row) ((row)->fp_kind >> 4)
 #define STP_FP_RA_KIND(fp, ra) ((uint8_t)((fp) | ((ra) << 4)))
 
+/* The CFA offset of a frame over 32 KiB (a 32 or 64 KiB buffer on the stack: glibc's, Python's
+ * and coreutils' I/O buffers) does not fit int16. Such offsets are multiples of 8 or 16, so the
+ * compiler stores cfa_off >> shift with the shift in the high nibble of cfa_kind (0 for every
+ * other row, so tables of smaller frames read as before). Only SP, FP and DEREF rows are scaled.
+ * Read cfa_kind and cfa_off through these macros. */
+#define STP_ROW_CFA_KIND(row) ((row)->cfa_kind & 0x0f)
+#define STP_ROW_CFA_SHIFT(row) ((row)->cfa_kind >> 4)
+#define STP_ROW_CFA_OFF(row) ((int64_t)(row)->cfa_off * (int64_t)(1u << STP_ROW_CFA_SHIFT(row)))
+#define STP_CFA_KIND_SHIFT(kind, shift) ((uint8_t)((kind) | ((shift) << 4)))
+
 /* Why a row is INVALID (in fp_off when cfa_kind is STP_CFA_INVALID), for the coverage report. */
 enum stp_cfi_invalid {
   STP_INV_CFA_REG = 1,     /* CFA based on a register other than sp/fp */
   STP_INV_CFA_EXPR = 2,    /* CFA is a DWARF expression other than the PLT/deref forms */
   STP_INV_RA_RULE = 3,     /* RA not at CFA-8 */
   STP_INV_FP_RULE = 4,     /* fp saved in another register or by an expression */
-  STP_INV_OFFSET = 5,      /* an offset does not fit int16 */
+  STP_INV_OFFSET = 5,      /* an offset does not fit int16 (a CFA offset: even when scaled) */
   STP_INV_NO_CFA = 6,      /* libdw could not give a CFA */
   STP_INV_SIGNAL = 7,      /* a signal frame ('S') whose rules are not the x86_64 kernel's
                               rt_sigframe layout the SIGNAL stepper assumes (rsp at sp+160,
@@ -72,7 +82,7 @@ enum stp_cfi_invalid {
 
 struct stp_cfi_row {
   uint32_t pc;        /* first file-relative pc (vaddr - table base) the row applies to */
-  uint8_t cfa_kind;   /* enum stp_cfa_kind */
+  uint8_t cfa_kind;   /* bits 0-3: enum stp_cfa_kind; bits 4-7: cfa_off's scale (see above) */
   uint8_t fp_kind;    /* bits 0-3: enum stp_fp_kind; bits 4-7: enum stp_ra_kind (see above) */
   int16_t cfa_off;
   int16_t fp_off;     /* STP_FP_CFA_OFF: offset from CFA; INVALID rows: enum stp_cfi_invalid */

@@ -72,22 +72,22 @@ STP_UNWIND_INLINE int stp_cfi_step(const struct stp_cfi_row *row, struct stp_ure
   uint64_t cfa = 0, ra = 0, fp = r->fp;
   uint32_t ra_kind = STP_ROW_RA_KIND(row);
 
-  switch (row->cfa_kind) {
+  switch (STP_ROW_CFA_KIND(row)) {
   case STP_CFA_SP:
-    cfa = r->sp + row->cfa_off;
+    cfa = r->sp + STP_ROW_CFA_OFF(row);
     break;
   case STP_CFA_FP:
     if (!r->fp_valid) {
       *stop = STP_STOP_UNTRUSTED;
       return 0;
     }
-    cfa = r->fp + row->cfa_off;
+    cfa = r->fp + STP_ROW_CFA_OFF(row);
     break;
   case STP_CFA_PLT:
     cfa = r->sp + 8 + ((r->pc & 15) >= (uint64_t)row->cfa_off ? 8 : 0);
     break;
   case STP_CFA_DEREF:
-    if (STP_UNWIND_READ_REGS(r, &cfa, 8, r->sp + row->cfa_off)) {
+    if (STP_UNWIND_READ_REGS(r, &cfa, 8, r->sp + STP_ROW_CFA_OFF(row))) {
       *stop = STP_STOP_READ_FAULT;
       return 0;
     }

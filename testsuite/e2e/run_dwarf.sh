@@ -45,6 +45,11 @@ t "thread: every frame = libunwind's, through start_thread and clone3" 0 '' '' -
 runp "dlopen: run" "$T_TMP/dl.prog" "$UKSTAP" -o "$T_TMP/dl.out" -d "$P" --ldd -e "$GETPPID" -c "$P dlopen $L"
 t "dlopen: every frame = libunwind's" 0 '' '' -- $CHECK exact "$T_TMP/dl.out" "$T_TMP/dl.prog"
 
+# A 96 KiB frame: its CFA offset does not fit the row's int16 and is stored scaled.
+runp "96 KiB frame: run" "$T_TMP/big.prog" "$UKSTAP" -o "$T_TMP/big.out" -e "$GETPPID" -c "$P bigframe"
+t "96 KiB frame: every frame = libunwind's, through big_frame" 0 '' '' -- bash -c "
+  $CHECK exact '$T_TMP/big.out' '$T_TMP/big.prog' && grep -q ' : big_frame+0x' '$T_TMP/big.out'"
+
 # Without -d: the tables come from the tracker (the -c binary and what it maps).
 runp "no -d: run" "$T_TMP/nod.prog" "$UKSTAP" -o "$T_TMP/nod.out" -e "$GETPPID" -c "$P chain"
 t "no -d: every frame = libunwind's" 0 '' '' -- $CHECK exact "$T_TMP/nod.out" "$T_TMP/nod.prog"

@@ -122,9 +122,8 @@ std::string check(const RRow& want, const stp_cfi_row* r) {
     return invalid(STP_INV_RA_RULE);
   }
   if (reg_plus(want.cfa, "rsp", off) || reg_plus(want.cfa, "rbp", off)) {
-    if (off > INT16_MAX) return invalid(STP_INV_OFFSET);
     int kind = want.cfa[1] == 's' ? STP_CFA_SP : STP_CFA_FP;
-    if (r->cfa_kind != kind || r->cfa_off != off) return "want CFA " + want.cfa;
+    if (STP_ROW_CFA_KIND(r) != kind || STP_ROW_CFA_OFF(r) != off) return "want CFA " + want.cfa;
   } else if (want.cfa == "exp") {
     if (r->cfa_kind == STP_CFA_PLT || r->cfa_kind == STP_CFA_DEREF) return "";
     return invalid(STP_INV_CFA_EXPR);
@@ -147,9 +146,10 @@ std::string describe(const CfiTable& t, uint64_t a) {
   const stp_cfi_row* r = find_row(t, a);
   char buf[160];
   if (!r) return "(none)";
-  std::snprintf(buf, sizeof buf, "row pc=%#lx kind=%s cfa_off=%d fp_kind=%d fp_off=%d",
-                (unsigned long)(t.base + r->pc), ukstap::unwind::cfa_kind_name(r->cfa_kind),
-                r->cfa_off, r->fp_kind, r->fp_off);
+  std::snprintf(buf, sizeof buf, "row pc=%#lx kind=%s cfa_off=%ld fp_kind=%d fp_off=%d",
+                (unsigned long)(t.base + r->pc),
+                ukstap::unwind::cfa_kind_name(STP_ROW_CFA_KIND(r)), (long)STP_ROW_CFA_OFF(r),
+                r->fp_kind, r->fp_off);
   return buf;
 }
 
@@ -227,8 +227,13 @@ __attribute__((noinline)) long many(long a, long b, long c, long d) {
   }
   return r;
 }
+__attribute__((noinline)) int big_frame(int x) {
+  volatile char buf[70000];
+  buf[x] = (char)x;
+  return leaf(x) + buf[x] + buf[sizeof buf - 1];
+}
 int main(int argc, char** argv) {
-  printf("%ld\n", many(argc + 3, 2, 3, 4));
+  printf("%ld %d\n", many(argc + 3, 2, 3, 4), big_frame(argc));
   puts(argv[0]);
   return 0;
 }
@@ -287,6 +292,15 @@ TEST_CASE("CFI rows of a program compiled here match readelf", "[cfi]") {
       INFO(fn);
       CHECK(fp);
     }
+  }
+  SECTION("a 70 KB frame: its CFA offset (> INT16_MAX) kept scaled, not invalid") {
+    uint64_t a = symbol(prog, "big_frame");
+    REQUIRE(a);
+    int64_t biggest = 0;
+    for (uint64_t pc = a; pc < a + 64; ++pc)
+      if (const stp_cfi_row* r = find_row(t, pc); r && STP_ROW_CFA_KIND(r) == STP_CFA_SP)
+        biggest = std::max(biggest, (int64_t)STP_ROW_CFA_OFF(r));
+    CHECK(biggest > 70000);  // readelf agrees on the exact value: the section above
   }
   SECTION("the PLT rows are PLT expressions") {
     Section plt = section(prog, ".plt");
@@ -449,7 +463,12 @@ TEST_CASE("compile_cfi survives corrupt and truncated CFI", "[cfi]") {
     CHECK((ok || !why.empty()));
     CHECK(std::is_sorted(t.rows.begin(), t.rows.end(),
                          [](const stp_cfi_row& a, const stp_cfi_row& b) { return a.pc < b.pc; }));
-    for (const auto& r : t.rows) CHECK(r.cfa_kind <= STP_CFA_INVALID);
+    for (const auto& r : t.rows) {
+      CHECK(STP_ROW_CFA_KIND(&r) <= STP_CFA_INVALID);
+      // Only an sp-, fp- or deref-based CFA offset is ever scaled (stp_cfi.h).
+      unsigned k = STP_ROW_CFA_KIND(&r);
+      CHECK((STP_ROW_CFA_SHIFT(&r) == 0 || k == STP_CFA_SP || k == STP_CFA_FP || k == STP_CFA_DEREF));
+    }
     for (uint64_t a = t.base; a < t.base + 0x2000; a += 7) find_row(t, a);
   }
   CfiTable t;

@@ -176,7 +176,7 @@ Walk walk(const Snapshot& s, const std::vector<Mapping>& maps) {
     int ok;
     if (row) {
       ok = stp_cfi_step(row, &r, &stop);
-      if (ok) w.by_kind[row->cfa_kind & 7]++;
+      if (ok) w.by_kind[STP_ROW_CFA_KIND(row) & 7]++;
     } else if (!mapping_of(maps, r.pc)) {
       // As stp_uwalk_frame: a pc in no executable mapping stops the walk (no fp guess).
       w.stop = STP_STOP_BAD_FRAME;
@@ -189,7 +189,7 @@ Walk walk(const Snapshot& s, const std::vector<Mapping>& maps) {
     if (!ok) {
       w.stop = stop;
       if (row) {
-        w.last_kind = row->cfa_kind;
+        w.last_kind = STP_ROW_CFA_KIND(row);
         w.last_reason = row->cfa_kind == STP_CFA_INVALID ? row->fp_off : -1;
       }
       break;

@@ -68,6 +68,18 @@ TEST_CASE("stepper: CFA = fp + off keeps fp when it is the same value", "[steppe
   CHECK(r.fp == 0x8000);
 }
 
+TEST_CASE("stepper: a scaled CFA offset (a 96 KiB frame: 6145 << 4 = 98320)", "[stepper]") {
+  const uint64_t sp = 0x100000, cfa = sp + 98320;
+  g_mem = {{cfa - 8, 0x403000}, {cfa - 16, 0x5555}};
+  stp_uregs r = regs(0x400100, sp, 0x1111);
+  uint32_t stop = 0;
+  stp_cfi_row rw = row(STP_CFA_KIND_SHIFT(STP_CFA_SP, 4), 6145, STP_FP_CFA_OFF, -16);
+  REQUIRE(stp_cfi_step(&rw, &r, &stop) == 1);
+  CHECK(r.pc == 0x403000);
+  CHECK(r.sp == cfa);
+  CHECK(r.fp == 0x5555);
+}
+
 TEST_CASE("stepper: an fp-based CFA with an untrusted fp stops", "[stepper]") {
   stp_uregs r = regs(0x400100, 0x7f00, 0x8000);
   r.fp_valid = 0;

@@ -18,6 +18,7 @@
  *   signal       main -> sig_1 -> sig_2 -> raise(SIGUSR1); the handler runs the chain (the
  *                stack goes through the kernel's signal frame, __restore_rt)
  *   recurse N    recurse(N) -> ... -> recurse(0) -> getppid: N + 1 frames of one function
+ *   bigframe     main -> big_frame (a 96 KiB local buffer: a CFA offset beyond int16) -> the chain
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -126,6 +127,15 @@ static int remap(const char *a, const char *b)
   return 0;
 }
 
+/* A frame over 32 KiB, like the 32-64 KiB I/O buffers of glibc, Python and coreutils. */
+static NOINLINE int big_frame(int x)
+{
+  volatile char buf[96 * 1024];
+  buf[x] = (char)x;
+  int r = chain_1(x);
+  return r + buf[x] + buf[sizeof buf - 1 - x];
+}
+
 int main(int argc, char **argv)
 {
   const char *mode = argc > 1 ? argv[1] : "chain";
@@ -183,6 +193,10 @@ int main(int argc, char **argv)
     print_map_of((void *)&recurse);
     return recurse(atoi(argv[2])) >= 0 ? 0 : 1;
   }
+  if (!strcmp(mode, "bigframe")) {
+    print_map_of((void *)&chain_12);
+    return big_frame(0) == 0x7fffffff ? 3 : 0;
+  }
   if (!strcmp(mode, "remap") && argc > 3)
     return remap(argv[2], argv[3]);
   if (!strcmp(mode, "vdso") && argc > 2) {
@@ -194,6 +208,6 @@ int main(int argc, char **argv)
     while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
     return 0;
   }
-  fprintf(stderr, "usage: %s chain|threads|forkexec|dlopen LIB|remap A B|vdso SECS\n", argv[0]);
+  fprintf(stderr, "usage: %s chain|threads|forkexec|dlopen LIB|remap A B|vdso SECS|bigframe\n", argv[0]);
   return 2;
 }
