@@ -45,9 +45,11 @@ namespace {
 struct Arch {
   int fp, sp, ra;
   bool arm64;
+  int bx;  // x86_64's rbx (an rbx-based CFA, its save rule in bx_off); -1: none
 };
-constexpr Arch kX86_64{STP_X86_64_DWARF_FP, STP_X86_64_DWARF_SP, STP_X86_64_DWARF_RA, false};
-constexpr Arch kArm64{STP_ARM64_DWARF_FP, STP_ARM64_DWARF_SP, STP_ARM64_DWARF_RA, true};
+constexpr Arch kX86_64{STP_X86_64_DWARF_FP, STP_X86_64_DWARF_SP, STP_X86_64_DWARF_RA, false,
+                       STP_X86_64_DWARF_BX};
+constexpr Arch kArm64{STP_ARM64_DWARF_FP, STP_ARM64_DWARF_SP, STP_ARM64_DWARF_RA, true, -1};
 constexpr int kSp = STP_X86_64_DWARF_SP, kFp = STP_X86_64_DWARF_FP, kRa = STP_X86_64_DWARF_RA;
 
 // An open ELF file with its descriptor; the CFI handles borrow from it.
@@ -182,8 +184,8 @@ stp_cfi_row classify(Dwarf_Frame* f, bool signal, const Arch& a) {
   int64_t off = 0;
   if (dwarf_frame_cfa(f, &cfa, &ncfa) != 0 || ncfa == 0) return invalid(STP_INV_NO_CFA);
   if (ncfa == 1 && breg(cfa[0], reg, off)) {
-    if (reg != a.sp && reg != a.fp) return invalid(STP_INV_CFA_REG);
-    r.cfa_kind = reg == a.sp ? STP_CFA_SP : STP_CFA_FP;
+    if (reg != a.sp && reg != a.fp && reg != a.bx) return invalid(STP_INV_CFA_REG);
+    r.cfa_kind = reg == a.sp ? STP_CFA_SP : reg == a.fp ? STP_CFA_FP : STP_CFA_BX;
   } else if (ncfa == 2 && breg(cfa[0], reg, off) && reg == a.sp && cfa[1].atom == DW_OP_deref) {
     r.cfa_kind = STP_CFA_DEREF;
   } else if (!a.arm64 && plt_expression(cfa, ncfa, lit)) {  // x86_64's lazy-binding PLT
@@ -211,6 +213,17 @@ stp_cfi_row classify(Dwarf_Frame* f, bool signal, const Arch& a) {
     return invalid(STP_INV_FP_RULE);
   }
   r.fp_kind = STP_FP_RA_KIND(fp_kind, ra_kind);
+
+  // rbx (x86_64): where this frame saved it, for an rbx-based CFA in a caller.
+  if (a.bx >= 0) {
+    if (dwarf_frame_register(f, a.bx, mem, &ops, &n) == 0 && n == 0 && !ops)
+      r.bx_off = 0;  // same value
+    else if (dwarf_frame_register(f, a.bx, mem, &ops, &n) == 0 && cfa_offset(ops, n, off) &&
+             off != 0 && off != STP_BX_UNKNOWN && fits16(off))
+      r.bx_off = (int16_t)off;
+    else
+      r.bx_off = STP_BX_UNKNOWN;
+  }
   return r;
 }
 
@@ -591,8 +604,8 @@ const stp_cfi_row* find_row(const CfiTable& t, uint64_t vaddr) {
 }
 
 const char* cfa_kind_name(unsigned kind) {
-  static const char* names[] = {"sp", "fp", "plt", "deref", "signal", "stop", "invalid"};
-  return kind < 7 ? names[kind] : "?";
+  static const char* names[] = {"sp", "fp", "plt", "deref", "signal", "stop", "invalid", "rbx"};
+  return kind < 8 ? names[kind] : "?";
 }
 
 const char* invalid_reason_name(unsigned reason) {

@@ -36,6 +36,8 @@ enum stp_ureg_bit {
     (r)->fp_valid = ((m) & STP_UREG_FP) ? 1 : 0;                              \
     (r)->lr = ((m) & STP_UREG_LR) ? (lr_) : 0;                                \
     (r)->lr_valid = ((m) & STP_UREG_LR) ? 1 : 0;                              \
+    (r)->bx = 0;  /* x86_64's rbx: not a register of this (arm64) fill */      \
+    (r)->bx_valid = 0;                                                        \
     (r)->exact_pc = 1;                                                        \
   } while (0)
 

@@ -5,18 +5,20 @@
 
 #include "arch/stp_arch_regs.h"
 
+#define STP_X86_64_DWARF_BX 3    /* rbx (an rbx-based CFA: stp_cfi.h STP_CFA_BX) */
 #define STP_X86_64_DWARF_FP 6    /* rbp */
 #define STP_X86_64_DWARF_SP 7    /* rsp */
 #define STP_X86_64_DWARF_RA 16   /* the return-address column (a pseudo register: "rip") */
 #define STP_X86_64_HAS_LR 0      /* the RA is always in memory at CFA-8 after a call */
 
-/* pt_regs -> stp_uregs: pc = regs->ip, sp = regs->sp, fp = regs->bp. The walk's pt_regs comes
+/* pt_regs -> stp_uregs: pc = regs->ip, sp = regs->sp, fp = regs->bp, bx = regs->bx. The walk's pt_regs comes
  * from bpf_task_pt_regs(), a BTF pointer the verifier lets the program load from directly
  * (fault-safe, CO-RE relocated, no helper call: ~20 ns less per walk than PT_REGS_*_CORE's
  * bpf_probe_read_kernel each). */
 #define STP_X86_64_PT_PC(r) ((r)->ip)
 #define STP_X86_64_PT_SP(r) ((r)->sp)
 #define STP_X86_64_PT_FP(r) ((r)->bp)
+#define STP_X86_64_PT_BX(r) ((r)->bx)
 /* The syscall's number and arguments in the saved frame (the syscall ABI: rdi rsi rdx r10 r8
  * r9), what syscall_get_nr()/syscall_get_arguments() return. */
 #define STP_X86_64_PT_NR(r) ((r)->orig_ax)

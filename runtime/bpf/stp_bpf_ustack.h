@@ -214,7 +214,7 @@ static long stp__rowsearch_cb(uint32_t i, void *ctx)
  * deferred to a per-CPU irq_work), and the kernel's VMA iterator is refused there outright, so
  * a later frame whose pc the mirror lacks stops as "mappings unknown". */
 struct stp__kvma {
-  uint64_t start, pgoff, ino;
+  uint64_t start, end, pgoff, ino;
   uint32_t dev, vdso, found, exec;
 };
 #define STP__VM_EXEC 0x4
@@ -225,6 +225,7 @@ static long stp__kvma_cb(struct task_struct *task, struct vm_area_struct *vma, v
   struct stp__kvma *d = data;
   struct file *file = BPF_CORE_READ(vma, vm_file);
   d->start = BPF_CORE_READ(vma, vm_start);
+  d->end = BPF_CORE_READ(vma, vm_end);
   d->pgoff = BPF_CORE_READ(vma, vm_pgoff);
   d->exec = (BPF_CORE_READ(vma, vm_flags) & STP__VM_EXEC) != 0;
   if (file) {
@@ -235,6 +236,116 @@ static long stp__kvma_cb(struct task_struct *task, struct vm_area_struct *vma, v
     d->vdso = 1;
     d->found = 1;
   }
+  return 0;
+}
+
+/* What the kernel told earlier walks of a process (and its exec, below), for the next ones: a
+ * timer sample gets one bpf_find_vma answer per interrupt, so a new process's stacks that cross
+ * files (libc -> the program) would stop at the second file until the mirror catches up, and a
+ * coreutils process lives 1-2 ms, less than that. Per process (tgid) and address space (mm: an
+ * exec starts afresh); an entry is trusted for STP_KVMA_TTL_NS only (the mirror, woken at the
+ * first miss, knows the mapping by then, and an munmap/mmap at the same address cannot outlive
+ * it). Two CPUs may write one entry at once: `check` (a hash of the entry and mm) rejects a torn
+ * one. Entries keep the kernel's description (inode), not a file id: a table the loader adds
+ * later is found through them. */
+#define STP_KVMA_WAYS 4
+#ifndef STP_KVMA_TTL_NS
+# define STP_KVMA_TTL_NS 50000000ull
+#endif
+struct stp__kvma_ent {
+  struct stp__kvma kv;
+  uint64_t time_ns, check;
+};
+struct stp__kvma_cache {
+  uint64_t mm;
+  uint32_t next, pad;
+  struct stp__kvma_ent e[STP_KVMA_WAYS];
+};
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, STP_VMA_PROCS);
+  __type(key, uint32_t);
+  __type(value, struct stp__kvma_cache);
+} stp_kvma_cache SEC(".maps");
+
+static __always_inline uint64_t stp__kvma_check(const struct stp__kvma_ent *e, uint64_t mm)
+{
+  uint64_t h = stp_fnv_u64(STP_FNV_OFFSET, e->kv.start);
+  h = stp_fnv_u64(h, e->kv.end);
+  h = stp_fnv_u64(h, e->kv.pgoff);
+  h = stp_fnv_u64(h, e->kv.ino);
+  h = stp_fnv_u64(h, ((uint64_t)e->kv.dev << 32) | e->kv.vdso);
+  h = stp_fnv_u64(h, e->time_ns);
+  return stp_fnv_u64(h, mm);
+}
+
+static __always_inline uint64_t stp__task_mm(struct task_struct *t)
+{
+  return (uint64_t)BPF_CORE_READ(t, mm);
+}
+
+/* The cached mapping at pc of the current process into *kv; 0 when there is none. */
+static __always_inline int stp__kvma_cached(uint64_t pc, struct stp__kvma *kv)
+{
+  uint32_t tgid = (uint32_t)(bpf_get_current_pid_tgid() >> 32);
+  struct stp__kvma_cache *c = bpf_map_lookup_elem(&stp_kvma_cache, &tgid);
+  uint64_t mm, now;
+  if (!c)
+    return 0;
+  mm = stp__task_mm(bpf_get_current_task_btf());
+  if (c->mm != mm)
+    return 0;
+  now = bpf_ktime_get_ns();
+  for (int i = 0; i < STP_KVMA_WAYS; i++) {
+    struct stp__kvma_ent e = c->e[i];
+    if (e.kv.found && pc >= e.kv.start && pc < e.kv.end && now - e.time_ns < STP_KVMA_TTL_NS &&
+        e.check == stp__kvma_check(&e, mm)) {
+      *kv = e.kv;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static __always_inline void stp__kvma_remember(struct task_struct *t, const struct stp__kvma *kv)
+{
+  uint32_t tgid = (uint32_t)(bpf_get_current_pid_tgid() >> 32);
+  struct stp__kvma_cache *c = bpf_map_lookup_elem(&stp_kvma_cache, &tgid);
+  uint64_t mm = stp__task_mm(t);
+  struct stp__kvma_ent e = { *kv, bpf_ktime_get_ns(), 0 };
+  e.check = stp__kvma_check(&e, mm);
+  if (!c || c->mm != mm) {
+    struct stp__kvma_cache fresh = {};
+    fresh.mm = mm;
+    fresh.next = 1;
+    fresh.e[0] = e;
+    bpf_map_update_elem(&stp_kvma_cache, &tgid, &fresh, BPF_ANY);
+    return;
+  }
+  c->e[c->next++ % STP_KVMA_WAYS] = e;
+}
+
+/* A new program image: its executable mappings (the program's text at mm->start_code, the
+ * interpreter's where the task will start, its entry pc) are known here, in process context
+ * where bpf_find_vma always answers, before its first sample. Attached only when the script
+ * walks user stacks. The interpreter maps the libraries later (those come from the samples). */
+static __always_inline void stp__kvma_seed(struct task_struct *t, uint64_t addr)
+{
+  struct stp__kvma kv = {};
+  if (bpf_find_vma(t, addr, stp__kvma_cb, &kv, 0) == 0 && kv.found && kv.exec)
+    stp__kvma_remember(t, &kv);
+}
+
+SEC("raw_tp/sched_process_exec")
+int stp_rt_exec_seed(struct bpf_raw_tracepoint_args *ctx)
+{
+  struct task_struct *t = bpf_get_current_task_btf();
+  struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(t);
+  uint64_t code = BPF_CORE_READ(t, mm, start_code);
+  uint64_t entry = r ? STP_X86_64_PT_PC(r) : 0;
+  stp__kvma_seed(t, code);
+  if (entry)
+    stp__kvma_seed(t, entry);
   return 0;
 }
 
@@ -262,12 +373,30 @@ static __always_inline int stp__pc_file(struct stp_uwalk *uw, struct stp_proc_vm
     return 1;
   }
   uw->mirror_miss = 1;
+  /* The mapping the kernel gave an earlier frame of this walk: in interrupt context a second
+   * bpf_find_vma would fail, and consecutive frames are mostly in one file (a new process's
+   * start-up runs in ld.so for its first milliseconds). */
+  if (uw->kvma_file && pc >= uw->kvma_start && pc < uw->kvma_end) {
+    key = uw->kvma_file;
+    f = bpf_map_lookup_elem(&stp_cfi_files, &key);
+    if (!f || !f->nr)
+      return 2;
+    *file_id = key;
+    *bias = uw->kvma_bias;
+    *fp = f;
+    return 1;
+  }
   struct stp__kvma kv = {};
-  err = bpf_find_vma(bpf_get_current_task_btf(), pc, stp__kvma_cb, &kv, 0);
-  if (err == -STP__EBUSY)
-    return 3;
-  if (err != 0 || !kv.exec)
-    return 0;
+  if (!stp__kvma_cached(pc, &kv)) {
+    struct task_struct *t = bpf_get_current_task_btf();
+    err = bpf_find_vma(t, pc, stp__kvma_cb, &kv, 0);
+    if (err == -STP__EBUSY)
+      return 3;
+    if (err != 0 || !kv.exec)
+      return 0;
+    if (kv.found)
+      stp__kvma_remember(t, &kv);
+  }
   if (!kv.found)
     return 2;  /* anonymous executable memory */
   if (kv.vdso) {
@@ -285,6 +414,10 @@ static __always_inline int stp__pc_file(struct stp_uwalk *uw, struct stp_proc_vm
   *file_id = key;
   *bias = kv.start - (kv.pgoff << 12) - (uint64_t)f->delta;
   *fp = f;
+  uw->kvma_file = key;
+  uw->kvma_start = kv.start;
+  uw->kvma_end = kv.end;
+  uw->kvma_bias = *bias;
   return 1;
 }
 
@@ -438,13 +571,31 @@ static __always_inline void stp__wake_for_mirror(struct stp_session *s, uint32_t
   bpf_ringbuf_output(&stp_events, &h, sizeof h, BPF_RB_FORCE_WAKEUP);
 }
 
+/* A process forked a moment ago has its parent's mappings until it execs or maps more, and the
+ * tracker mirrors it only when it drains the fork record: a shell's command substitutions and
+ * pipelines live a few ms, often less than that lag. Until then the walk uses the parent's
+ * mirror, when neither has exec'd since the fork (the child's self_exec_id is still the
+ * parent's at fork, parent_exec_id, and so is the parent's). A pc the child mapped itself since
+ * is not in the parent's mirror: it is a miss, as before. */
+static __always_inline struct stp_proc_vmas *stp__parent_mirror(void)
+{
+  struct task_struct *t = bpf_get_current_task_btf();
+  struct task_struct *p = BPF_CORE_READ(t, real_parent);
+  uint64_t at_fork = BPF_CORE_READ(t, parent_exec_id);
+  uint32_t ptgid;
+  if (!p || BPF_CORE_READ(t, self_exec_id) != at_fork || BPF_CORE_READ(p, self_exec_id) != at_fork)
+    return 0;
+  ptgid = (uint32_t)BPF_CORE_READ(p, tgid);
+  return bpf_map_lookup_elem(&stp_vmas, &ptgid);
+}
+
 /* Walk the current task's user stack into k->uw: DWARF CFI where the VMA tracker and the tables
  * know the pc, frame pointers elsewhere (those frames and all above them are inexact). */
 static __always_inline void stp__uwalk(struct stp_common *k)
 {
   struct pt_regs *r = stp__user_regs();
   struct stp_session *s;
-  struct stp_proc_vmas *vm = 0;
+  struct stp_proc_vmas *vm = 0, *own = 0;
   uint64_t pt = bpf_get_current_pid_tgid();
   uint32_t tgid = (uint32_t)(pt >> 32);
   k->uw.n = 0;
@@ -461,7 +612,9 @@ static __always_inline void stp__uwalk(struct stp_common *k)
      * for a kernel-mode sample the state saved when the task entered the kernel), so pc, sp and
      * fp are all trusted; runtime/arch/ documents the per-context masks. */
     uint32_t slot = k->slot & 1;
-    vm = bpf_map_lookup_elem(&stp_vmas, &tgid);
+    vm = own = bpf_map_lookup_elem(&stp_vmas, &tgid);
+    if (!vm)
+      vm = stp__parent_mirror();
     struct stp__uwalk_ctx wc = { k, vm, bpf_map_lookup_elem(&stp_rowcache, &slot) };
     /* bpf_task_pt_regs gives a BTF pointer: plain (fault-safe) loads, no helper calls. */
     uint64_t ip = STP_X86_64_PT_PC(r);
@@ -473,9 +626,12 @@ static __always_inline void stp__uwalk(struct stp_common *k)
     k->uw.regs.exact_pc = 1;
     k->uw.regs.lr = 0;        /* x86_64 has no link register (runtime/arch/) */
     k->uw.regs.lr_valid = 0;
+    k->uw.regs.bx = STP_X86_64_PT_BX(r);
+    k->uw.regs.bx_valid = 1;
     k->uw.win_ok = 0;
     k->uw.vma_hint = 0;
     k->uw.mirror_miss = 0;
+    k->uw.kvma_file = 0;
     k->uw.pcs[0] = ip;
     k->uw.hash = stp_fnv_u64(k->uw.hash, ip);
     k->uw.n = 1;
@@ -485,7 +641,7 @@ static __always_inline void stp__uwalk(struct stp_common *k)
   }
   s = stp__session();
   if (k->uw.mirror_miss)
-    stp__wake_for_mirror(s, tgid, vm);
+    stp__wake_for_mirror(s, tgid, own);  /* the process's own mirror version (0: none) */
   if (s) {
     stp__count(&s->ustack_stops[k->uw.stop & STP_STOP_MASK]);
     if (k->uw.fp_frames)

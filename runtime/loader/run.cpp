@@ -305,12 +305,17 @@ bool Runner::load_bpf() {
   }
   max_errors_ = std::atoi(s_.define("MAXERRORS", "0").c_str());
 
-  // Programs: stp_probe_<id> and the syscall dispatchers (stp_sys_enter_<k>, stp_sys_exit_<k>).
+  // Programs: stp_probe_<id>, the syscall dispatchers (stp_sys_enter_<k>, stp_sys_exit_<k>)
+  // and the runtime's own (stp_rt_*: user-stack helpers, loaded only when stacks are walked).
   // Kernel probes that the ModuleInfo does not know are not loaded.
   struct bpf_program* prog;
   bpf_object__for_each_program(prog, obj_) {
     int id = -1;
     if (std::strncmp(bpf_program__name(prog), "stp_sys_", 8) == 0) continue;
+    if (std::strncmp(bpf_program__name(prog), "stp_rt_", 7) == 0) {
+      bpf_program__set_autoload(prog, m_.uses_user_stacks);
+      continue;
+    }
     if (std::sscanf(bpf_program__name(prog), "stp_probe_%d", &id) != 1 || !by_id_.count(id) ||
         by_id_[id]->native) {
       bpf_program__set_autoload(prog, false);
@@ -566,9 +571,22 @@ bool Runner::attach_all() {
     }
     if (s_.opts.verbose > 1) s_.diag.stream() << "attached " << probe_where(p) << "\n";
   }
-  // The syscall dispatchers (runtime/bpf/stp_bpf_probes.h), after every probe has its place.
+  // The syscall dispatchers (runtime/bpf/stp_bpf_probes.h), after every probe has its place;
+  // the runtime's programs (their SEC names say where).
   bpf_object__for_each_program(prog, obj_) {
     const char* name = bpf_program__name(prog);
+    if (std::strncmp(name, "stp_rt_", 7) == 0 && bpf_program__autoload(prog)) {
+      errno = 0;
+      struct bpf_link* l = bpf_program__attach(prog);
+      if (!l) {
+        int err = errno ? errno : EINVAL;
+        fail(std::string("cannot attach the runtime's ") + name + ": " + std::strerror(err) +
+             (s_.opts.verbose > 0 ? "\n" + g_libbpf_log : ""));
+        return false;
+      }
+      links_.push_back(l);
+      continue;
+    }
     const char* tp = std::strncmp(name, "stp_sys_enter_", 14) == 0  ? "sys_enter"
                      : std::strncmp(name, "stp_sys_exit_", 13) == 0 ? "sys_exit"
                                                                      : nullptr;

@@ -9,10 +9,12 @@
  * A row says how to find the caller's frame from this one (x86_64 register names; arm64 maps
  * them in runtime/arch/: SP = sp, FP = x29, LR = x30):
  *   CFA      = SP + cfa_off | FP + cfa_off | the PLT expression | *(SP + cfa_off)
+ *            | BX + cfa_off (x86_64 rbx)
  *   RA       = *(CFA - 8)   (RA_CFA_M8: x86_64, every row its compiler accepts has it so)
  *            | *(CFA + ra_off) (RA_CFA_OFF: arm64 after `stp x29, x30, [sp, #-16]!`)
  *            | LR           (RA_LR: arm64 leaf/prologue/epilogue rows, the RA is still in x30)
  *   caller FP= FP (same value) | *(CFA + fp_off) | undefined
+ *   caller BX= (x86_64 rbx, for an rbx-based CFA further up) BX | *(CFA + bx_off) | unknown
  *   caller SP= CFA
  *   caller LR= undefined (x30 is clobbered by the call that made this frame; only the innermost
  *              frame, or none, can have an RA_LR row)
@@ -32,6 +34,10 @@ enum stp_cfa_kind {
                            rbp = *(sp+120)); its pc is exact, not a return address */
   STP_CFA_STOP = 5,     /* the outermost frame: RA undefined (_start, thread entry) */
   STP_CFA_INVALID = 6,  /* a rule the stepper cannot evaluate; `reason` says which */
+  STP_CFA_BX = 7,       /* x86_64: CFA = rbx + cfa_off. Code that realigns its stack keeps the
+                           entry sp in rbx: glibc's _dl_runtime_resolve_xsave* (every lazily
+                           bound first call) and _dl_tlsdesc_dynamic*. rbx is known at the leaf
+                           and through the frames whose rows say where they saved it (bx_off) */
 };
 
 enum stp_fp_kind {
@@ -86,8 +92,14 @@ struct stp_cfi_row {
   uint8_t fp_kind;    /* bits 0-3: enum stp_fp_kind; bits 4-7: enum stp_ra_kind (see above) */
   int16_t cfa_off;
   int16_t fp_off;     /* STP_FP_CFA_OFF: offset from CFA; INVALID rows: enum stp_cfi_invalid */
-  int16_t ra_off;     /* STP_RA_CFA_OFF: offset from CFA; otherwise 0 (was padding) */
+  union {
+    int16_t ra_off;   /* arm64, STP_RA_CFA_OFF: the RA's offset from CFA; otherwise 0 */
+    int16_t bx_off;   /* x86_64 (RA at CFA-8): rbx saved at CFA + bx_off; 0: rbx keeps its
+                         value (the ABI's rule for a callee-saved register no rule mentions);
+                         STP_BX_UNKNOWN: any other rule (the caller's rbx is not known) */
+  };
 };  /* 12 bytes */
+#define STP_BX_UNKNOWN (-32768)
 
 /* A row also ends where no FDE covers the next address: the compiler emits a row of kind
  * STP_CFA_INVALID with fp_off = 0 ("no FDE") at the end of every FDE that is not immediately

@@ -34,12 +34,14 @@ struct stp_uregs {
   uint32_t exact_pc;   /* 1: pc is not a return address (leaf, or after a signal frame) */
   uint64_t lr;         /* arm64 x30: the RA of an RA_LR row (x86_64 never reads it) */
   uint32_t lr_valid;   /* 0: lr untrusted in this context, or undefined after a step */
-  uint32_t pad;
+  uint32_t bx_valid;   /* 0: bx unknown (untrusted, or a frame's rule for it is not kept) */
+  uint64_t bx;         /* x86_64 rbx: the base of a realigned frame's CFA (STP_CFA_BX) */
 };
 
 /* x86_64 rt_sigframe as __restore_rt sees it: sp points at the ucontext; uc_mcontext starts at
  * offset 40; within it rbp, rsp, rip are the 11th, 16th and 17th words. */
 #define STP_SIGCTX_RBP (40 + 8 * 10)
+#define STP_SIGCTX_RBX (40 + 8 * 11)
 #define STP_SIGCTX_RSP (40 + 8 * 15)
 #define STP_SIGCTX_RIP (40 + 8 * 16)
 
@@ -83,6 +85,13 @@ STP_UNWIND_INLINE int stp_cfi_step(const struct stp_cfi_row *row, struct stp_ure
     }
     cfa = r->fp + STP_ROW_CFA_OFF(row);
     break;
+  case STP_CFA_BX:
+    if (!r->bx_valid) {
+      *stop = STP_STOP_UNTRUSTED;
+      return 0;
+    }
+    cfa = r->bx + STP_ROW_CFA_OFF(row);
+    break;
   case STP_CFA_PLT:
     cfa = r->sp + 8 + ((r->pc & 15) >= (uint64_t)row->cfa_off ? 8 : 0);
     break;
@@ -104,6 +113,7 @@ STP_UNWIND_INLINE int stp_cfi_step(const struct stp_cfi_row *row, struct stp_ure
       *stop = STP_STOP_BAD_FRAME;
       return 0;
     }
+    r->bx_valid = STP_UNWIND_READ_REGS(r, &r->bx, 8, r->sp + STP_SIGCTX_RBX) == 0;
     r->pc = pc;
     r->sp = sp;
     r->fp = fp;
@@ -150,6 +160,12 @@ STP_UNWIND_INLINE int stp_cfi_step(const struct stp_cfi_row *row, struct stp_ure
   } else if (STP_ROW_FP_KIND(row) == STP_FP_UNDEFINED) {
     r->fp_valid = 0;
   }
+  /* rbx: only rows with the RA at CFA-8 (x86_64) carry its rule; a saved rbx that cannot be
+   * read only makes it unknown (few frames need it). */
+  if (ra_kind != STP_RA_CFA_M8 || row->bx_off == STP_BX_UNKNOWN)
+    r->bx_valid = 0;
+  else if (row->bx_off)
+    r->bx_valid = STP_UNWIND_READ_REGS(r, &r->bx, 8, cfa + row->bx_off) == 0;
   if (ra == 0) {
     *stop = STP_STOP_END;
     return 0;
@@ -185,6 +201,7 @@ STP_UNWIND_INLINE int stp_fp_fallback_step(struct stp_uregs *r, uint32_t *stop)
   r->sp = fp + 16;
   r->fp = st.fp;
   r->exact_pc = 0;
+  r->bx_valid = 0;  /* a frame without CFI: where it saved rbx is not known */
   return 1;
 }
 
@@ -205,7 +222,9 @@ struct stp_uwalk {
   char win[STP_UWIN + 16];
   uint64_t vma_hint;           /* index of the mapping the last frame was in */
   uint32_t mirror_miss;        /* a pc was not in the VMA mirror: ask user space to catch up */
-  uint32_t pad2;
+  uint32_t kvma_file;          /* the mapping the kernel last gave this walk (bpf_find_vma):
+                                  its table's file id (0: none yet), range and load bias */
+  uint64_t kvma_start, kvma_end, kvma_bias;
 #endif
 };
 

@@ -50,6 +50,18 @@ runp "96 KiB frame: run" "$T_TMP/big.prog" "$UKSTAP" -o "$T_TMP/big.out" -e "$GE
 t "96 KiB frame: every frame = libunwind's, through big_frame" 0 '' '' -- bash -c "
   $CHECK exact '$T_TMP/big.out' '$T_TMP/big.prog' && grep -q ' : big_frame+0x' '$T_TMP/big.out'"
 
+# A lazily bound first call: through ld.so's _dl_runtime_resolve_xsave*, whose CFA is rbx + 56
+# (it realigns the stack), to an IFUNC resolver that _dl_fixup calls.
+LZ="$T_TMP/ustack_lazy"
+if gcc -O2 -g -fomit-frame-pointer -DLAZY_LIB -o "$LZ" "$PROGS/ustack_prog.c" -L"$T_TMP" -lustack_nofp \
+     -Wl,-rpath,"$T_TMP" -Wl,-z,lazy -lunwind -ldl -lpthread 2> "$T_TMP/gcc.err"; then
+  runp "lazy binding: run" "$T_TMP/lz.prog" env -u LD_BIND_NOW "$UKSTAP" -o "$T_TMP/lz.out" -e "$GETPPID" -c "$LZ lazy"
+  t "lazy binding: every frame = libunwind's, through _dl_runtime_resolve (rbx-based CFA)" 0 '' '' -- bash -c "
+    $CHECK exact '$T_TMP/lz.out' '$T_TMP/lz.prog' && grep -q ' : _dl_runtime_resolve' '$T_TMP/lz.out'"
+else
+  echo "FAIL: cannot build the lazy-binding test program"; cat "$T_TMP/gcc.err"; T_FAILED=1
+fi
+
 # Without -d: the tables come from the tracker (the -c binary and what it maps).
 runp "no -d: run" "$T_TMP/nod.prog" "$UKSTAP" -o "$T_TMP/nod.out" -e "$GETPPID" -c "$P chain"
 t "no -d: every frame = libunwind's" 0 '' '' -- $CHECK exact "$T_TMP/nod.out" "$T_TMP/nod.prog"

@@ -42,6 +42,21 @@ t "short-lived process: >= 85% of its samples unwind to _start" 0 '' '' -- bash 
   awk '{n += \$NF; if (\$0 ~ /^split;_start;/) ok += \$NF}
        END {if (n >= 60 && ok >= 0.85 * n) exit 0; printf \"%d of %d samples reach _start\\n\", ok, n; exit 1}'"
 
+# -c follows the command's children, as perf record does: a shell loop running split 40 times,
+# 4 ms each. A child lives for a few samples only, shorter than the mirror's lag: its stacks
+# come from what the kernel said at its exec (the program's and ld.so's text) and at earlier
+# samples (docs/DESIGN.md "Short-lived processes"). >= 95% of the children's samples must
+# unwind to the outermost frame: _start, or ld.so's _dl_start_user while it loads the program.
+printf 'for i in $(seq 40); do "%s" 0.004; done\n' "$S" > "$T_TMP/loop.sh"
+t "children of -c: sampled, >= 95% of their samples unwind to the outermost frame" 0 '' '' -- bash -c "
+  '$UKSTAP' --profile=999 -o '$T_TMP/kids.folded' -c 'sh $T_TMP/loop.sh' &&
+  awk '{n = \$NF} /^split;/ {k += n; if (\$0 ~ /^split;(_start|_dl_start_user)[; ]/) ok += n}
+       END {if (k >= 60 && ok >= 0.95 * k) exit 0; printf \"%d of %d child samples complete\\n\", ok, k; exit 1}' '$T_TMP/kids.folded'"
+t "children of -c: every return address follows a call (objdump)" 0 '' '' -- bash -c "
+  '$UKSTAP' -o '$T_TMP/kids.out' -c 'sh $T_TMP/loop.sh' \\
+    -e 'probe perf.sw.cpu_clock.hz(999) { if (execname() == \"split\") { log(pn()); print_ubacktrace() } }' &&
+  python3 '$UKSTAP_TOP_SRCDIR/testsuite/e2e/ustack_check.py' callsites '$T_TMP/kids.out' 100"
+
 # --- SVG -------------------------------------------------------------------------------------
 t "svg: run (format from the extension)" 0 '' '' -- "$UKSTAP" --profile=499 -o "$T_TMP/p.svg" -c "$S 2"
 t "svg: well-formed XML; spin_a/spin_b frame widths 3:1 (+- 5%), tooltips with counts" 0 '' '' -- python3 -c "

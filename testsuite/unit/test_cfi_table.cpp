@@ -37,11 +37,11 @@ namespace {
 
 const char* const kLibc = "/lib/x86_64-linux-gnu/libc.so.6";
 
-// One row of readelf's interpreted table: the CFA, rbp and ra columns as printed ("" when the
-// FDE has no rbp column).
+// One row of readelf's interpreted table: the CFA, rbp, rbx and ra columns as printed ("" when
+// the FDE has no such column).
 struct RRow {
   uint64_t loc;
-  std::string cfa, rbp, ra;
+  std::string cfa, rbp, ra, rbx;
 };
 struct RFde {
   uint64_t start, end;
@@ -86,9 +86,10 @@ std::vector<RFde> readelf_frames(const std::string& file) {
         cur->clear();
       }
     } else if (cur && tok.size() == cols.size() && tok[0].size() == 16) {
-      RRow r{std::stoull(tok[0], nullptr, 16), "", "", ""};
+      RRow r{std::stoull(tok[0], nullptr, 16), "", "", "", ""};
       for (size_t i = 1; i < cols.size(); ++i) {
         if (cols[i] == "CFA") r.cfa = tok[i];
+        if (cols[i] == "rbx") r.rbx = tok[i];
         if (cols[i] == "rbp") r.rbp = tok[i];
         if (cols[i] == "ra") r.ra = tok[i];
       }
@@ -121,14 +122,23 @@ std::string check(const RRow& want, const stp_cfi_row* r) {
     if (r->cfa_kind == STP_CFA_SIGNAL && want.cfa == "exp") return "";  // checked on its own
     return invalid(STP_INV_RA_RULE);
   }
-  if (reg_plus(want.cfa, "rsp", off) || reg_plus(want.cfa, "rbp", off)) {
-    int kind = want.cfa[1] == 's' ? STP_CFA_SP : STP_CFA_FP;
+  if (reg_plus(want.cfa, "rsp", off) || reg_plus(want.cfa, "rbp", off) ||
+      reg_plus(want.cfa, "rbx", off)) {
+    int kind = want.cfa[1] == 's' ? STP_CFA_SP : want.cfa[2] == 'p' ? STP_CFA_FP : STP_CFA_BX;
     if (STP_ROW_CFA_KIND(r) != kind || STP_ROW_CFA_OFF(r) != off) return "want CFA " + want.cfa;
   } else if (want.cfa == "exp") {
     if (r->cfa_kind == STP_CFA_PLT || r->cfa_kind == STP_CFA_DEREF) return "";
     return invalid(STP_INV_CFA_EXPR);
   } else {
     return invalid(STP_INV_CFA_REG);
+  }
+  // rbx: saved at CFA + n, else unchanged (readelf's "u", as for rbp below) or unknown.
+  if (want.rbx[0] == 'c') {
+    if (r->bx_off != std::stol(want.rbx.substr(1))) return "want rbx " + want.rbx;
+  } else if (!want.rbx.empty() && want.rbx != "u" && want.rbx != "s") {
+    if (r->bx_off != STP_BX_UNKNOWN) return "want rbx unknown";
+  } else if (r->bx_off != 0 && r->bx_off != STP_BX_UNKNOWN) {
+    return "want rbx same";
   }
   // rbp: readelf prints "u" both for explicit DW_CFA_undefined and for "not yet saved" (which
   // the x86_64 ABI makes same_value), and no column at all when the FDE never saves it.
@@ -348,6 +358,16 @@ TEST_CASE("CFI rows of libc match readelf", "[cfi]") {
   CHECK(n > 1000);
 }
 
+TEST_CASE("CFI rows of ld.so match readelf, rbx-based CFAs included", "[cfi]") {
+  const char* ld = "/lib64/ld-linux-x86-64.so.2";
+  CfiTable t = compile_ok(ld);
+  size_t n = compare_with_readelf(ld, t, 1);
+  CHECK(n > 1000);
+  // _dl_runtime_resolve_xsave* and _dl_tlsdesc_dynamic_*: CFA = rbx + 56 or 32 (stack realigned).
+  CHECK(t.stats.by_kind[STP_CFA_BX] >= 4);
+  WARN(ukstap::unwind::coverage_line(ld, t) << "; " << n << " addresses checked");
+}
+
 TEST_CASE("__restore_rt in libc is a SIGNAL row", "[cfi]") {
   // glibc's sigaction installs __restore_rt as sa_restorer; the kernel tells us where it is.
   struct sigaction sa {};
@@ -464,7 +484,7 @@ TEST_CASE("compile_cfi survives corrupt and truncated CFI", "[cfi]") {
     CHECK(std::is_sorted(t.rows.begin(), t.rows.end(),
                          [](const stp_cfi_row& a, const stp_cfi_row& b) { return a.pc < b.pc; }));
     for (const auto& r : t.rows) {
-      CHECK(STP_ROW_CFA_KIND(&r) <= STP_CFA_INVALID);
+      CHECK(STP_ROW_CFA_KIND(&r) <= STP_CFA_BX);
       // Only an sp-, fp- or deref-based CFA offset is ever scaled (stp_cfi.h).
       unsigned k = STP_ROW_CFA_KIND(&r);
       CHECK((STP_ROW_CFA_SHIFT(&r) == 0 || k == STP_CFA_SP || k == STP_CFA_FP || k == STP_CFA_DEREF));

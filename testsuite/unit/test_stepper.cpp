@@ -80,6 +80,36 @@ TEST_CASE("stepper: a scaled CFA offset (a 96 KiB frame: 6145 << 4 = 98320)", "[
   CHECK(r.fp == 0x5555);
 }
 
+TEST_CASE("stepper: an rbx-based CFA, rbx restored from where a callee saved it", "[stepper]") {
+  // Callee (leaf): CFA = sp + 16, rbx saved at CFA-16. Its caller realigned its stack: CFA =
+  // rbx + 56 (ld.so's _dl_runtime_resolve_xsavec).
+  const uint64_t sp = 0x7000, cfa1 = sp + 16, rbx = 0x7400, cfa2 = rbx + 56;
+  g_mem = {{cfa1 - 8, 0x401000}, {cfa1 - 16, rbx}, {cfa2 - 8, 0x402000}};
+  stp_uregs r = regs(0x400100, sp, 0x1111);
+  r.bx = 0xdead;  // the leaf's own rbx: the callee's value, not the caller's
+  r.bx_valid = 1;
+  uint32_t stop = 0;
+  stp_cfi_row callee = row(STP_CFA_SP, 16);
+  callee.bx_off = -16;
+  REQUIRE(stp_cfi_step(&callee, &r, &stop) == 1);
+  CHECK(r.bx == rbx);
+  CHECK(r.bx_valid == 1);
+  stp_cfi_row caller = row(STP_CFA_BX, 56);
+  REQUIRE(stp_cfi_step(&caller, &r, &stop) == 1);
+  CHECK(r.pc == 0x402000);
+  CHECK(r.sp == cfa2);
+
+  SECTION("a frame whose rbx rule is not kept makes rbx unknown: the rbx-based step stops") {
+    stp_uregs u = regs(0x400100, sp, 0x1111);
+    u.bx_valid = 1;
+    callee.bx_off = STP_BX_UNKNOWN;
+    REQUIRE(stp_cfi_step(&callee, &u, &stop) == 1);
+    CHECK(u.bx_valid == 0);
+    CHECK(stp_cfi_step(&caller, &u, &stop) == 0);
+    CHECK(stop == STP_STOP_UNTRUSTED);
+  }
+}
+
 TEST_CASE("stepper: an fp-based CFA with an untrusted fp stops", "[stepper]") {
   stp_uregs r = regs(0x400100, 0x7f00, 0x8000);
   r.fp_valid = 0;

@@ -11,6 +11,9 @@ namespace {
 
 constexpr char kSampleTag[] = "@@ukstap-sample ";
 
+// Live processes and threads of a -c/-x target's family the sampler can follow at once.
+constexpr int kMaxFamily = 65536;
+
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -21,11 +24,22 @@ bool kernel_address(uint64_t a) { return a >= 0xffff800000000000ull; }
 }  // namespace
 
 std::string script(const Options& opts) {
-  // -c/-x: the target process (all its threads). System-wide: everything but ukstap itself
-  // (its reader would otherwise profile its own symbolization).
-  std::string filter = (!opts.target_cmd.empty() || opts.target_pid) ? "pid() == target()"
-                                                                     : "pid() != stp_pid()";
+  // -c/-x: the target process (all its threads) and the processes it forks, as perf record
+  // follows children: profiling `make` or a shell script means profiling what they run. The
+  // family is a kernel-side set, joined at fork (in the parent's context) and left at exit; a
+  // CLONE_THREAD child's tid joins too and leaves when that thread exits (harmless: samples are
+  // matched by tgid). System-wide: everything but ukstap itself (its reader would otherwise
+  // profile its own symbolization).
+  bool targeted = !opts.target_cmd.empty() || opts.target_pid;
+  std::string filter = targeted ? "pid() == target() || [pid()] in __ukstap_family"
+                                : "pid() != stp_pid()";
   std::ostringstream s;
+  if (targeted)
+    s << "global __ukstap_family[" << kMaxFamily << "]\n"
+      << "probe kernel.trace(\"sched:sched_process_fork\") {\n"
+      << "  if (pid() == target() || [pid()] in __ukstap_family) __ukstap_family[$child_pid] = 1\n"
+      << "}\n"
+      << "probe kernel.trace(\"sched:sched_process_exit\") { delete __ukstap_family[tid()] }\n";
   s << "probe perf.sw.cpu_clock.hz(" << opts.profile_hz << ") {\n"
     << "  if (" << filter << ") {\n"
     << "    printf(\"" << kSampleTag << "%d %d %s\\n\", pid(), tid(), execname())\n"

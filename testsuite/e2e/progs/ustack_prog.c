@@ -19,6 +19,8 @@
  *                stack goes through the kernel's signal frame, __restore_rt)
  *   recurse N    recurse(N) -> ... -> recurse(0) -> getppid: N + 1 frames of one function
  *   bigframe     main -> big_frame (a 96 KiB local buffer: a CFA offset beyond int16) -> the chain
+ *   lazy         (built -DLAZY_LIB, linked with ustack_lib.c -z lazy) main -> lib_lazy's PLT ->
+ *                _dl_runtime_resolve_xsave* (rbx-based CFA) -> _dl_fixup -> its IFUNC resolver
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -193,6 +195,15 @@ int main(int argc, char **argv)
     print_map_of((void *)&recurse);
     return recurse(atoi(argv[2])) >= 0 ? 0 : 1;
   }
+#ifdef LAZY_LIB
+  if (!strcmp(mode, "lazy")) {
+    extern void (*lib_truth)(void);
+    extern int lib_lazy(void);
+    lib_truth = print_truth;
+    print_map_of((void *)&chain_12);
+    return lib_lazy() > 0 ? 0 : 1;
+  }
+#endif
   if (!strcmp(mode, "bigframe")) {
     print_map_of((void *)&chain_12);
     return big_frame(0) == 0x7fffffff ? 3 : 0;
