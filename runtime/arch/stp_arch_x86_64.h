@@ -9,7 +9,10 @@
 #define STP_X86_64_DWARF_FP 6    /* rbp */
 #define STP_X86_64_DWARF_SP 7    /* rsp */
 #define STP_X86_64_DWARF_RA 16   /* the return-address column (a pseudo register: "rip") */
-#define STP_X86_64_HAS_LR 0      /* the RA is always in memory at CFA-8 after a call */
+#define STP_X86_64_HAS_LR 0      /* the RA is in memory at CFA-8 after a call; except: */
+#define STP_X86_64_DWARF_DI 5    /* glibc's vfork pops its RA into rdi (the child must not
+                                    leave it on the stack it shares with the parent): the
+                                    walk's "lr" on x86_64 is the leaf's rdi, for that row */
 
 /* pt_regs -> stp_uregs: pc = regs->ip, sp = regs->sp, fp = regs->bp, bx = regs->bx. The walk's pt_regs comes
  * from bpf_task_pt_regs(), a BTF pointer the verifier lets the program load from directly
@@ -19,6 +22,7 @@
 #define STP_X86_64_PT_SP(r) ((r)->sp)
 #define STP_X86_64_PT_FP(r) ((r)->bp)
 #define STP_X86_64_PT_BX(r) ((r)->bx)
+#define STP_X86_64_PT_LR(r) ((r)->di)  /* an RA_LR row's RA (vfork), at the leaf only */
 /* The syscall's number and arguments in the saved frame (the syscall ABI: rdi rsi rdx r10 r8
  * r9), what syscall_get_nr()/syscall_get_arguments() return. */
 #define STP_X86_64_PT_NR(r) ((r)->orig_ax)

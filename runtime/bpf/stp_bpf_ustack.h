@@ -624,8 +624,8 @@ static __always_inline void stp__uwalk(struct stp_common *k)
     k->uw.regs.fp = STP_X86_64_PT_FP(r);
     k->uw.regs.fp_valid = 1;
     k->uw.regs.exact_pc = 1;
-    k->uw.regs.lr = 0;        /* x86_64 has no link register (runtime/arch/) */
-    k->uw.regs.lr_valid = 0;
+    k->uw.regs.lr = STP_X86_64_PT_LR(r);  /* rdi: vfork's RA (runtime/arch/) */
+    k->uw.regs.lr_valid = 1;
     k->uw.regs.bx = STP_X86_64_PT_BX(r);
     k->uw.regs.bx_valid = 1;
     k->uw.win_ok = 0;

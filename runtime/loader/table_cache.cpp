@@ -20,7 +20,7 @@ namespace ukstap::loader {
 namespace {
 
 // Bump when the table compiler's output or this layout changes: old files are then ignored.
-constexpr uint32_t kFormat = 3;  // 2: scaled CFA offsets; 3: rbx (STP_CFA_BX, bx_off)
+constexpr uint32_t kFormat = 4;  // 2: scaled CFA offsets; 3: rbx (STP_CFA_BX, bx_off); 4: vfork RA_LR
 constexpr char kMagic[8] = {'U', 'K', 'S', 'T', 'C', 'F', 'I', '\0'};
 
 struct Header {

@@ -160,9 +160,9 @@ STP_UNWIND_INLINE int stp_cfi_step(const struct stp_cfi_row *row, struct stp_ure
   } else if (STP_ROW_FP_KIND(row) == STP_FP_UNDEFINED) {
     r->fp_valid = 0;
   }
-  /* rbx: only rows with the RA at CFA-8 (x86_64) carry its rule; a saved rbx that cannot be
+  /* rbx: x86_64 rows (never RA_CFA_OFF, whose ra_off shares the field) carry its rule; a saved rbx that cannot be
    * read only makes it unknown (few frames need it). */
-  if (ra_kind != STP_RA_CFA_M8 || row->bx_off == STP_BX_UNKNOWN)
+  if (ra_kind == STP_RA_CFA_OFF || row->bx_off == STP_BX_UNKNOWN)
     r->bx_valid = 0;
   else if (row->bx_off)
     r->bx_valid = STP_UNWIND_READ_REGS(r, &r->bx, 8, cfa + row->bx_off) == 0;

@@ -43,20 +43,27 @@ if command -v setpriv > /dev/null; then
   rm -rf "$nobody_cache"
 fi
 
-# Signals: end probes run on SIGINT/SIGTERM, exit status 0; nothing stays attached, even after SIGKILL.
-attached() { { bpftool prog list 2>/dev/null; bpftool link list 2>/dev/null; } | grep -c 'stp_probe' ; }
-before=$(attached)
+# Signals: end probes run on SIGINT/SIGTERM, exit status 0; nothing stays attached, even after
+# SIGKILL. The script has a kernel probe; its programs are found by the ids ukstap's own
+# descriptors name (/proc/PID/fdinfo: prog_id), not by a system-wide count, which other test
+# runners running at the same time would change.
+prog_ids() { grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u; }
+# still_loaded ID...: the ids among them the kernel still has
+still_loaded() { for id in "$@"; do bpftool prog show id "$id" > /dev/null 2>&1 && echo "$id"; done; true; }
+SIGSCRIPT='global x; probe timer.ms(100) { x = 1 } probe kernel.trace("sched:sched_process_exec") { }'
 for sig in INT TERM; do
-  "$UKSTAP" -w -e 'global x; probe timer.ms(100) { x = 1 } probe end { println("bye") }' > "$T_TMP/sig.out" 2>&1 &
-  pid=$!; sleep 1.5; kill -$sig $pid; wait $pid; rc=$?
+  "$UKSTAP" -w -e "$SIGSCRIPT probe end { println(\"bye\") }" > "$T_TMP/sig.out" 2>&1 &
+  pid=$!; sleep 1.5; ids=$(prog_ids $pid | tr '\n' ' '); kill -$sig $pid; wait $pid; rc=$?
   t "SIG$sig status" 0 '' '' -- sh -c "exit $rc"
   # end probes, then the global display of the unread global x (STAP-FORMATS §2)
   t "SIG$sig runs end" 0 $'bye\nx=1\n' '' -- cat "$T_TMP/sig.out"
-  t "SIG$sig leaves nothing attached" 0 "$before$NL" '' -- sh -c "{ bpftool prog list; bpftool link list; } 2>/dev/null | grep -c stp_probe; true"
+  t "SIG$sig leaves nothing attached (its programs: $ids)" 0 '' '' -- \
+    bash -c "[ -n '$ids' ] && { $(declare -f still_loaded); still_loaded $ids; }"
 done
-"$UKSTAP" -w -e 'global x; probe timer.ms(100) { x = 1 }' > /dev/null 2>&1 &
-pid=$!; sleep 1.5; kill -KILL $pid; wait $pid 2>/dev/null
+"$UKSTAP" -w -e "$SIGSCRIPT" > /dev/null 2>&1 &
+pid=$!; sleep 1.5; ids=$(prog_ids $pid | tr '\n' ' '); kill -KILL $pid; wait $pid 2>/dev/null
 # The kernel frees a killed process's programs after its files are closed (RCU): give it 3 s.
-for _ in $(seq 30); do [ "$(attached)" = "$before" ] && break; sleep 0.1; done
-t "SIGKILL leaves nothing attached" 0 "$before$NL" '' -- sh -c "{ bpftool prog list; bpftool link list; } 2>/dev/null | grep -c stp_probe; true"
+for _ in $(seq 30); do [ -z "$(still_loaded $ids)" ] && break; sleep 0.1; done
+t "SIGKILL leaves nothing attached (its programs: $ids)" 0 '' '' -- \
+  bash -c "[ -n '$ids' ] && { $(declare -f still_loaded); still_loaded $ids; }"
 t_done

@@ -50,6 +50,26 @@ runp "96 KiB frame: run" "$T_TMP/big.prog" "$UKSTAP" -o "$T_TMP/big.out" -e "$GE
 t "96 KiB frame: every frame = libunwind's, through big_frame" 0 '' '' -- bash -c "
   $CHECK exact '$T_TMP/big.out' '$T_TMP/big.prog' && grep -q ' : big_frame+0x' '$T_TMP/big.out'"
 
+# glibc's vfork pops its return address into rdi (the child shares the stack): at the parent's
+# return from the syscall the leaf row says RA = rdi. Frame 1 is do_vfork at the vfork call,
+# frames 2.. = libunwind's frames 2.. (taken in do_vfork just before).
+runp "vfork: run" "$T_TMP/vf.prog" "$UKSTAP" -o "$T_TMP/vf.out" \
+  -e 'probe syscall.vfork.return { if (pid() == target()) print_ubacktrace() }' -c "$P vfork"
+t "vfork: the RA in rdi: __vfork, do_vfork, then libunwind's frames" 0 '' '' -- python3 -c "
+import re, sys
+sys.path.insert(0, '$UKSTAP_TOP_SRCDIR/testsuite/e2e')
+from ustack_check import stacks
+truth = [int(x, 16) for x in re.search(r'^truth: (.*)\$', open('$T_TMP/vf.prog').read(), re.M).group(1).split()]
+st = stacks(open('$T_TMP/vf.out').read())
+assert len(st) == 1, st
+fr = st[0]
+names = [f['name'] for f in fr]
+assert names[0] in ('__vfork', 'vfork', '__libc_vfork'), names
+assert names[1] == 'do_vfork', names
+assert [f['pc'] for f in fr[2:]] == truth[2:], (names, [hex(f['pc']) for f in fr], [hex(x) for x in truth])
+assert not any(f['inexact'] for f in fr), names
+"
+
 # A lazily bound first call: through ld.so's _dl_runtime_resolve_xsave*, whose CFA is rbx + 56
 # (it realigns the stack), to an IFUNC resolver that _dl_fixup calls.
 LZ="$T_TMP/ustack_lazy"
@@ -94,7 +114,7 @@ t "vdso samples: stacks from [vdso] reach _start (>= 95%), none inexact" 0 '' ''
   [ \$n -ge 10 ] && [ \$ok -ge \$((n * 95 / 100)) ] && ! grep -q inexact '$T_TMP/vdso.out' || { echo \"\$ok of \$n\"; exit 1; }"
 t "vdso samples: return addresses follow calls" 0 '' '' -- $CHECK callsites "$T_TMP/vdso.out" 50
 
-seq 400000 | shuf --random-source=<(yes) > "$T_TMP/sortme"
+seq 1000000 | shuf --random-source=<(yes) > "$T_TMP/sortme"
 runp "sort samples: run" "$T_TMP/sort.prog" "$UKSTAP" -o "$T_TMP/sort.out" -d /usr/bin/sort --ldd \
   -e 'probe timer.profile { if (execname() == "sort") { log(pn()); print_ubacktrace() } }' \
   -c "sort $T_TMP/sortme -o /dev/null"

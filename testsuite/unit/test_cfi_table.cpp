@@ -118,6 +118,8 @@ std::string check(const RRow& want, const stp_cfi_row* r) {
   };
   long off;
   if (want.ra == "u") return r->cfa_kind == STP_CFA_STOP ? "" : "want STOP";
+  if (want.ra == "r5 (rdi)")  // vfork's RA, popped into rdi
+    return STP_ROW_RA_KIND(r) == STP_RA_LR ? "" : "want RA in rdi (RA_LR)";
   if (want.ra != "c-8") {
     if (r->cfa_kind == STP_CFA_SIGNAL && want.cfa == "exp") return "";  // checked on its own
     return invalid(STP_INV_RA_RULE);

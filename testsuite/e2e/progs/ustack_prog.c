@@ -18,6 +18,8 @@
  *   signal       main -> sig_1 -> sig_2 -> raise(SIGUSR1); the handler runs the chain (the
  *                stack goes through the kernel's signal frame, __restore_rt)
  *   recurse N    recurse(N) -> ... -> recurse(0) -> getppid: N + 1 frames of one function
+ *   vfork        main -> do_vfork -> vfork(); the child exits at once (glibc's vfork keeps its
+ *                RA in rdi: the event is the parent's return from the vfork syscall)
  *   bigframe     main -> big_frame (a 96 KiB local buffer: a CFA offset beyond int16) -> the chain
  *   lazy         (built -DLAZY_LIB, linked with ustack_lib.c -z lazy) main -> lib_lazy's PLT ->
  *                _dl_runtime_resolve_xsave* (rbx-based CFA) -> _dl_fixup -> its IFUNC resolver
@@ -129,6 +131,17 @@ static int remap(const char *a, const char *b)
   return 0;
 }
 
+static NOINLINE int do_vfork(void)
+{
+  print_truth();
+  pid_t c = vfork();
+  if (c == 0)
+    _exit(0);
+  int st;
+  waitpid(c, &st, 0);
+  return WIFEXITED(st) ? 1 : 0;
+}
+
 /* A frame over 32 KiB, like the 32-64 KiB I/O buffers of glibc, Python and coreutils. */
 static NOINLINE int big_frame(int x)
 {
@@ -204,6 +217,10 @@ int main(int argc, char **argv)
     return lib_lazy() > 0 ? 0 : 1;
   }
 #endif
+  if (!strcmp(mode, "vfork")) {
+    print_map_of((void *)&do_vfork);
+    return do_vfork() + sink == 0x7fffffff ? 3 : 0;
+  }
   if (!strcmp(mode, "bigframe")) {
     print_map_of((void *)&chain_12);
     return big_frame(0) == 0x7fffffff ? 3 : 0;
