@@ -216,10 +216,13 @@ stp_cfi_row classify(Dwarf_Frame* f, bool signal, const Arch& a) {
   }
   r.fp_kind = STP_FP_RA_KIND(fp_kind, ra_kind);
 
-  // rbx (x86_64): where this frame saved it, for an rbx-based CFA in a caller.
+  // rbx (x86_64): where this frame saved it, for an rbx-based CFA in a caller. No rule (n == 0)
+  // is the ABI's same value: libdw 0.188 says "undefined" for an rbx no CFI mentions, because
+  // its x86_64 ABI defaults (backends/x86_64_cfi.c) mark register 0 same-value for "%rbx"
+  // instead of 3; compilers do not emit DW_CFA_undefined for rbx.
   if (a.bx >= 0) {
-    if (dwarf_frame_register(f, a.bx, mem, &ops, &n) == 0 && n == 0 && !ops)
-      r.bx_off = 0;  // same value
+    if (dwarf_frame_register(f, a.bx, mem, &ops, &n) == 0 && n == 0)
+      r.bx_off = 0;
     else if (dwarf_frame_register(f, a.bx, mem, &ops, &n) == 0 && cfa_offset(ops, n, off) &&
              off != 0 && off != STP_BX_UNKNOWN && fits16(off))
       r.bx_off = (int16_t)off;

@@ -242,33 +242,37 @@ static long stp__kvma_cb(struct task_struct *task, struct vm_area_struct *vma, v
 /* What the kernel told earlier walks of a process (and its exec, below), for the next ones: a
  * timer sample gets one bpf_find_vma answer per interrupt, so a new process's stacks that cross
  * files (libc -> the program) would stop at the second file until the mirror catches up, and a
- * coreutils process lives 1-2 ms, less than that. Per process (tgid) and address space (mm: an
- * exec starts afresh); an entry is trusted for STP_KVMA_TTL_NS only (the mirror, woken at the
- * first miss, knows the mapping by then, and an munmap/mmap at the same address cannot outlive
- * it). Two CPUs may write one entry at once: `check` (a hash of the entry and mm) rejects a torn
- * one. Entries keep the kernel's description (inode), not a file id: a table the loader adds
- * later is found through them. */
+ * coreutils process lives 1-2 ms, less than that. An entry is trusted only by the process
+ * (tgid) and address space (mm: an exec starts afresh) that wrote it, while the process's own
+ * mirror is the version it was (a rewritten mirror knows better: an munmap it has seen must not
+ * be undone by the cache), and for STP_KVMA_TTL_NS at most. `check`, a hash of the entry with
+ * those, rejects a torn entry (two CPUs writing one slot) and a slot another process wrote.
+ * An array indexed by tgid, written in place: no map-update locks, which an NMI (a perf.hw
+ * probe's walk) must not take. Entries keep the kernel's description (inode), not a file id: a
+ * table the loader adds later is found through them. */
 #define STP_KVMA_WAYS 4
+#define STP_KVMA_SLOTS 1024  /* power of two */
 #ifndef STP_KVMA_TTL_NS
 # define STP_KVMA_TTL_NS 50000000ull
 #endif
 struct stp__kvma_ent {
   struct stp__kvma kv;
   uint64_t time_ns, check;
+  uint32_t gen, pad;   /* the process's own mirror version when written (gen + 1; 0: none) */
 };
 struct stp__kvma_cache {
-  uint64_t mm;
   uint32_t next, pad;
   struct stp__kvma_ent e[STP_KVMA_WAYS];
 };
 struct {
-  __uint(type, BPF_MAP_TYPE_LRU_HASH);
-  __uint(max_entries, STP_VMA_PROCS);
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, STP_KVMA_SLOTS);
   __type(key, uint32_t);
   __type(value, struct stp__kvma_cache);
 } stp_kvma_cache SEC(".maps");
 
-static __always_inline uint64_t stp__kvma_check(const struct stp__kvma_ent *e, uint64_t mm)
+static __always_inline uint64_t stp__kvma_check(const struct stp__kvma_ent *e, uint32_t tgid,
+                                                uint64_t mm)
 {
   uint64_t h = stp_fnv_u64(STP_FNV_OFFSET, e->kv.start);
   h = stp_fnv_u64(h, e->kv.end);
@@ -276,64 +280,60 @@ static __always_inline uint64_t stp__kvma_check(const struct stp__kvma_ent *e, u
   h = stp_fnv_u64(h, e->kv.ino);
   h = stp_fnv_u64(h, ((uint64_t)e->kv.dev << 32) | e->kv.vdso);
   h = stp_fnv_u64(h, e->time_ns);
+  h = stp_fnv_u64(h, ((uint64_t)tgid << 32) | e->gen);
   return stp_fnv_u64(h, mm);
 }
 
-static __always_inline uint64_t stp__task_mm(struct task_struct *t)
-{
-  return (uint64_t)BPF_CORE_READ(t, mm);
-}
-
 /* The cached mapping at pc of the current process into *kv; 0 when there is none. */
-static __always_inline int stp__kvma_cached(uint64_t pc, struct stp__kvma *kv)
+static __always_inline int stp__kvma_cached(uint64_t pc, uint32_t own_gen, struct stp__kvma *kv)
 {
-  uint32_t tgid = (uint32_t)(bpf_get_current_pid_tgid() >> 32);
-  struct stp__kvma_cache *c = bpf_map_lookup_elem(&stp_kvma_cache, &tgid);
+  uint32_t tgid = (uint32_t)(bpf_get_current_pid_tgid() >> 32), slot = tgid & (STP_KVMA_SLOTS - 1);
+  struct stp__kvma_cache *c = bpf_map_lookup_elem(&stp_kvma_cache, &slot);
   uint64_t mm, now;
   if (!c)
     return 0;
-  mm = stp__task_mm(bpf_get_current_task_btf());
-  if (c->mm != mm)
-    return 0;
+  mm = (uint64_t)BPF_CORE_READ(bpf_get_current_task_btf(), mm);
   now = bpf_ktime_get_ns();
   for (int i = 0; i < STP_KVMA_WAYS; i++) {
-    struct stp__kvma_ent e = c->e[i];
-    if (e.kv.found && pc >= e.kv.start && pc < e.kv.end && now - e.time_ns < STP_KVMA_TTL_NS &&
-        e.check == stp__kvma_check(&e, mm)) {
-      *kv = e.kv;
-      return 1;
+    struct stp__kvma_ent *e = &c->e[i];
+    if (e->kv.found && pc >= e->kv.start && pc < e->kv.end && e->gen == own_gen &&
+        now - e->time_ns < STP_KVMA_TTL_NS && e->check == stp__kvma_check(e, tgid, mm)) {
+      *kv = e->kv;
+      /* Re-check after the copy: another CPU may have rewritten the slot meanwhile. */
+      return e->check == stp__kvma_check(e, tgid, mm) && kv->start == e->kv.start &&
+             kv->ino == e->kv.ino && kv->pgoff == e->kv.pgoff;
     }
   }
   return 0;
 }
 
-static __always_inline void stp__kvma_remember(struct task_struct *t, const struct stp__kvma *kv)
+static __always_inline void stp__kvma_remember(struct task_struct *t, uint32_t own_gen,
+                                               const struct stp__kvma *kv)
 {
-  uint32_t tgid = (uint32_t)(bpf_get_current_pid_tgid() >> 32);
-  struct stp__kvma_cache *c = bpf_map_lookup_elem(&stp_kvma_cache, &tgid);
-  uint64_t mm = stp__task_mm(t);
-  struct stp__kvma_ent e = { *kv, bpf_ktime_get_ns(), 0 };
-  e.check = stp__kvma_check(&e, mm);
-  if (!c || c->mm != mm) {
-    struct stp__kvma_cache fresh = {};
-    fresh.mm = mm;
-    fresh.next = 1;
-    fresh.e[0] = e;
-    bpf_map_update_elem(&stp_kvma_cache, &tgid, &fresh, BPF_ANY);
+  uint32_t tgid = (uint32_t)(bpf_get_current_pid_tgid() >> 32), slot = tgid & (STP_KVMA_SLOTS - 1);
+  struct stp__kvma_cache *c = bpf_map_lookup_elem(&stp_kvma_cache, &slot);
+  struct stp__kvma_ent *e;
+  if (!c)
     return;
-  }
-  c->e[c->next++ % STP_KVMA_WAYS] = e;
+  e = &c->e[c->next++ & (STP_KVMA_WAYS - 1)];
+  e->check = 0;  /* invalid while being written */
+  e->kv = *kv;
+  e->time_ns = bpf_ktime_get_ns();
+  e->gen = own_gen;
+  e->check = stp__kvma_check(e, tgid, (uint64_t)BPF_CORE_READ(t, mm));
 }
 
 /* A new program image: its executable mappings (the program's text at mm->start_code, the
  * interpreter's where the task will start, its entry pc) are known here, in process context
  * where bpf_find_vma always answers, before its first sample. Attached only when the script
- * walks user stacks. The interpreter maps the libraries later (those come from the samples). */
+ * walks user stacks. The interpreter maps the libraries later (those come from the samples).
+ * The mirror of the image before the exec is dropped: its addresses mean nothing now (the
+ * tracker writes the new one when it reads the exec). */
 static __always_inline void stp__kvma_seed(struct task_struct *t, uint64_t addr)
 {
   struct stp__kvma kv = {};
   if (bpf_find_vma(t, addr, stp__kvma_cb, &kv, 0) == 0 && kv.found && kv.exec)
-    stp__kvma_remember(t, &kv);
+    stp__kvma_remember(t, 0, &kv);
 }
 
 SEC("raw_tp/sched_process_exec")
@@ -343,6 +343,8 @@ int stp_rt_exec_seed(struct bpf_raw_tracepoint_args *ctx)
   struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(t);
   uint64_t code = BPF_CORE_READ(t, mm, start_code);
   uint64_t entry = r ? STP_X86_64_PT_PC(r) : 0;
+  uint32_t tgid = (uint32_t)(bpf_get_current_pid_tgid() >> 32);
+  bpf_map_delete_elem(&stp_vmas, &tgid);
   stp__kvma_seed(t, code);
   if (entry)
     stp__kvma_seed(t, entry);
@@ -387,7 +389,7 @@ static __always_inline int stp__pc_file(struct stp_uwalk *uw, struct stp_proc_vm
     return 1;
   }
   struct stp__kvma kv = {};
-  if (!stp__kvma_cached(pc, &kv)) {
+  if (!stp__kvma_cached(pc, uw->own_gen, &kv)) {
     struct task_struct *t = bpf_get_current_task_btf();
     err = bpf_find_vma(t, pc, stp__kvma_cb, &kv, 0);
     if (err == -STP__EBUSY)
@@ -395,7 +397,7 @@ static __always_inline int stp__pc_file(struct stp_uwalk *uw, struct stp_proc_vm
     if (err != 0 || !kv.exec)
       return 0;
     if (kv.found)
-      stp__kvma_remember(t, &kv);
+      stp__kvma_remember(t, uw->own_gen, &kv);
   }
   if (!kv.found)
     return 2;  /* anonymous executable memory */
@@ -546,28 +548,32 @@ static long stp__uwalk_cb(uint32_t i, void *ctx)
 #endif
 /* Each process asks once per version of its mirror (gen + 1; 0: none): a process the tracker
  * does not mirror (not a target, or ukstap itself) asks once, not at every walk. */
-struct {
-  __uint(type, BPF_MAP_TYPE_LRU_HASH);
-  __uint(max_entries, STP_VMA_PROCS);
+struct stp__wake_asked {
+  uint32_t tgid, ver;
+};
+struct {  /* an array by tgid slot, written in place: no update locks in NMI context */
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, STP_KVMA_SLOTS);
   __type(key, uint32_t);
-  __type(value, uint32_t);
+  __type(value, struct stp__wake_asked);
 } stp_wake_asked SEC(".maps");
 
 static __always_inline void stp__wake_for_mirror(struct stp_session *s, uint32_t tgid,
                                                  struct stp_proc_vmas *vm)
 {
   uint64_t now = bpf_ktime_get_ns();
-  uint32_t ver = vm ? vm->gen + 1 : 0, *asked;
+  uint32_t ver = vm ? vm->gen + 1 : 0, slot = tgid & (STP_KVMA_SLOTS - 1);
+  struct stp__wake_asked *asked = bpf_map_lookup_elem(&stp_wake_asked, &slot);
   struct stp_rec_hdr h = { STP_REC_WAKE, 0, 0 };
-  if (!s)
+  if (!s || !asked)
     return;
-  asked = bpf_map_lookup_elem(&stp_wake_asked, &tgid);
-  if (asked && *asked == ver)
+  if (asked->tgid == tgid && asked->ver == ver)
     return;
   if (now - s->mirror_wake_ns < STP_WAKE_GAP_NS)
     return;  /* another process asked a moment ago: the drain it caused will come */
   s->mirror_wake_ns = now;
-  bpf_map_update_elem(&stp_wake_asked, &tgid, &ver, BPF_ANY);
+  asked->tgid = tgid;  /* two processes of one slot: at worst one asks again */
+  asked->ver = ver;
   bpf_ringbuf_output(&stp_events, &h, sizeof h, BPF_RB_FORCE_WAKEUP);
 }
 
@@ -584,6 +590,10 @@ static __always_inline struct stp_proc_vmas *stp__parent_mirror(void)
   uint64_t at_fork = BPF_CORE_READ(t, parent_exec_id);
   uint32_t ptgid;
   if (!p || BPF_CORE_READ(t, self_exec_id) != at_fork || BPF_CORE_READ(p, self_exec_id) != at_fork)
+    return 0;
+  /* exec ids are small per-lineage counters: a reaper that adopted the child may match by
+   * chance. The same program file too, then. */
+  if (BPF_CORE_READ(t, mm, exe_file) != BPF_CORE_READ(p, mm, exe_file))
     return 0;
   ptgid = (uint32_t)BPF_CORE_READ(p, tgid);
   return bpf_map_lookup_elem(&stp_vmas, &ptgid);
@@ -632,6 +642,7 @@ static __always_inline void stp__uwalk(struct stp_common *k)
     k->uw.vma_hint = 0;
     k->uw.mirror_miss = 0;
     k->uw.kvma_file = 0;
+    k->uw.own_gen = own ? own->gen + 1 : 0;
     k->uw.pcs[0] = ip;
     k->uw.hash = stp_fnv_u64(k->uw.hash, ip);
     k->uw.n = 1;

@@ -202,6 +202,7 @@ STP_UNWIND_INLINE int stp_fp_fallback_step(struct stp_uregs *r, uint32_t *stop)
   r->fp = st.fp;
   r->exact_pc = 0;
   r->bx_valid = 0;  /* a frame without CFI: where it saved rbx is not known */
+  r->lr_valid = 0;  /* the leaf's lr (arm64 x30, x86_64 rdi) is no caller's RA */
   return 1;
 }
 
@@ -225,6 +226,8 @@ struct stp_uwalk {
   uint32_t kvma_file;          /* the mapping the kernel last gave this walk (bpf_find_vma):
                                   its table's file id (0: none yet), range and load bias */
   uint64_t kvma_start, kvma_end, kvma_bias;
+  uint32_t own_gen;            /* the process's own mirror version (gen + 1; 0: none) */
+  uint32_t pad3;
 #endif
 };
 

@@ -54,7 +54,7 @@ t "children of -c: sampled, >= 95% of their samples unwind to the outermost fram
        END {if (k >= 60 && ok >= 0.95 * k) exit 0; printf \"%d of %d child samples complete\\n\", ok, k; exit 1}' '$T_TMP/kids.folded'"
 t "children of -c: every return address follows a call (objdump)" 0 '' '' -- bash -c "
   '$UKSTAP' -o '$T_TMP/kids.out' -c 'sh $T_TMP/loop.sh' \\
-    -e 'probe perf.sw.cpu_clock.hz(999) { if (execname() == \"split\") { log(pn()); print_ubacktrace() } }' &&
+    -e 'probe perf.sw.cpu_clock.hz(999) { if (ppid() == target()) { log(pn()); print_ubacktrace() } }' &&
   python3 '$UKSTAP_TOP_SRCDIR/testsuite/e2e/ustack_check.py' callsites '$T_TMP/kids.out' 100"
 
 # --- SVG -------------------------------------------------------------------------------------

@@ -26,10 +26,11 @@ bool kernel_address(uint64_t a) { return a >= 0xffff800000000000ull; }
 std::string script(const Options& opts) {
   // -c/-x: the target process (all its threads) and the processes it forks, as perf record
   // follows children: profiling `make` or a shell script means profiling what they run. The
-  // family is a kernel-side set, joined at fork (in the parent's context) and left at exit; a
-  // CLONE_THREAD child's tid joins too and leaves when that thread exits (harmless: samples are
-  // matched by tgid). System-wide: everything but ukstap itself (its reader would otherwise
-  // profile its own symbolization).
+  // family is a kernel-side set, joined at fork (in the parent's context) and left when the
+  // whole process is gone (group_dead: a leader that exits before its threads stays). The
+  // tracepoint does not say whether the child is a thread: a thread's tid joins too (harmless,
+  // samples are matched by tgid) and leaves when that thread exits. System-wide: everything but
+  // ukstap itself (its reader would otherwise profile its own symbolization).
   bool targeted = !opts.target_cmd.empty() || opts.target_pid;
   std::string filter = targeted ? "pid() == target() || [pid()] in __ukstap_family"
                                 : "pid() != stp_pid()";
@@ -39,7 +40,10 @@ std::string script(const Options& opts) {
       << "probe kernel.trace(\"sched:sched_process_fork\") {\n"
       << "  if (pid() == target() || [pid()] in __ukstap_family) __ukstap_family[$child_pid] = 1\n"
       << "}\n"
-      << "probe kernel.trace(\"sched:sched_process_exit\") { delete __ukstap_family[tid()] }\n";
+      << "probe kernel.trace(\"sched:sched_process_exit\") {\n"
+      << "  if (tid() != pid()) delete __ukstap_family[tid()]\n"
+      << "  if ($group_dead) delete __ukstap_family[pid()]\n"
+      << "}\n";
   s << "probe perf.sw.cpu_clock.hz(" << opts.profile_hz << ") {\n"
     << "  if (" << filter << ") {\n"
     << "    printf(\"" << kSampleTag << "%d %d %s\\n\", pid(), tid(), execname())\n"
