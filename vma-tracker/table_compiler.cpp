@@ -168,7 +168,8 @@ stp_cfi_row classify(Dwarf_Frame* f, bool signal, const Arch& a) {
   unsigned ra_kind = STP_RA_CFA_M8;
   if (a.arm64 && n == 0) {
     ra_kind = STP_RA_LR;  // same value: the RA is still in x30
-  } else if (!a.arm64 && n == 1 && ops[0].atom == DW_OP_regx && ops[0].number == STP_X86_64_DWARF_DI) {
+  } else if (!a.arm64 && n == 1 && ops[0].atom == DW_OP_regx &&
+             ops[0].number == STP_X86_64_DWARF_DI) {
     ra_kind = STP_RA_LR;  // vfork: the RA popped into rdi (the walk's lr at the leaf)
   } else if (!cfa_offset(ops, n, ra_off)) {
     return invalid(STP_INV_RA_RULE);

@@ -14,10 +14,10 @@
                                     leave it on the stack it shares with the parent): the
                                     walk's "lr" on x86_64 is the leaf's rdi, for that row */
 
-/* pt_regs -> stp_uregs: pc = regs->ip, sp = regs->sp, fp = regs->bp, bx = regs->bx. The walk's pt_regs comes
- * from bpf_task_pt_regs(), a BTF pointer the verifier lets the program load from directly
- * (fault-safe, CO-RE relocated, no helper call: ~20 ns less per walk than PT_REGS_*_CORE's
- * bpf_probe_read_kernel each). */
+/* pt_regs -> stp_uregs: pc = regs->ip, sp = regs->sp, fp = regs->bp, bx = regs->bx. The walk's
+ * pt_regs comes from bpf_task_pt_regs(), a BTF pointer the verifier lets the program load from
+ * directly (fault-safe, CO-RE relocated, no helper call: ~20 ns less per walk than
+ * PT_REGS_*_CORE's bpf_probe_read_kernel each). */
 #define STP_X86_64_PT_PC(r) ((r)->ip)
 #define STP_X86_64_PT_SP(r) ((r)->sp)
 #define STP_X86_64_PT_FP(r) ((r)->bp)

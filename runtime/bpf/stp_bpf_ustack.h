@@ -251,7 +251,9 @@ static long stp__kvma_cb(struct task_struct *task, struct vm_area_struct *vma, v
  * probe's walk) must not take. Entries keep the kernel's description (inode), not a file id: a
  * table the loader adds later is found through them. */
 #define STP_KVMA_WAYS 4
-#define STP_KVMA_SLOTS 1024  /* power of two */
+/* Per-process state kept in arrays (no map-update locks): slot of a tgid. */
+#define STP_PROC_SLOTS 1024  /* power of two */
+#define STP_PROC_SLOT(tgid) ((tgid) & (STP_PROC_SLOTS - 1))
 #ifndef STP_KVMA_TTL_NS
 # define STP_KVMA_TTL_NS 50000000ull
 #endif
@@ -266,7 +268,7 @@ struct stp__kvma_cache {
 };
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
-  __uint(max_entries, STP_KVMA_SLOTS);
+  __uint(max_entries, STP_PROC_SLOTS);
   __type(key, uint32_t);
   __type(value, struct stp__kvma_cache);
 } stp_kvma_cache SEC(".maps");
@@ -284,10 +286,12 @@ static __always_inline uint64_t stp__kvma_check(const struct stp__kvma_ent *e, u
   return stp_fnv_u64(h, mm);
 }
 
-/* The cached mapping at pc of the current process into *kv; 0 when there is none. */
-static __always_inline int stp__kvma_cached(uint64_t pc, uint32_t own_gen, struct stp__kvma *kv)
+/* The cached mapping at pc of the current process (tgid) into *kv; 0 when there is none. Each
+ * entry is copied before it is checked: a copy torn by a writer on another CPU fails its hash. */
+static __always_inline int stp__kvma_cached(uint32_t tgid, uint64_t pc, uint32_t own_gen,
+                                            struct stp__kvma *kv)
 {
-  uint32_t tgid = (uint32_t)(bpf_get_current_pid_tgid() >> 32), slot = tgid & (STP_KVMA_SLOTS - 1);
+  uint32_t slot = STP_PROC_SLOT(tgid);
   struct stp__kvma_cache *c = bpf_map_lookup_elem(&stp_kvma_cache, &slot);
   uint64_t mm, now;
   if (!c)
@@ -295,22 +299,20 @@ static __always_inline int stp__kvma_cached(uint64_t pc, uint32_t own_gen, struc
   mm = (uint64_t)BPF_CORE_READ(bpf_get_current_task_btf(), mm);
   now = bpf_ktime_get_ns();
   for (int i = 0; i < STP_KVMA_WAYS; i++) {
-    struct stp__kvma_ent *e = &c->e[i];
-    if (e->kv.found && pc >= e->kv.start && pc < e->kv.end && e->gen == own_gen &&
-        now - e->time_ns < STP_KVMA_TTL_NS && e->check == stp__kvma_check(e, tgid, mm)) {
-      *kv = e->kv;
-      /* Re-check after the copy: another CPU may have rewritten the slot meanwhile. */
-      return e->check == stp__kvma_check(e, tgid, mm) && kv->start == e->kv.start &&
-             kv->ino == e->kv.ino && kv->pgoff == e->kv.pgoff;
+    struct stp__kvma_ent e = c->e[i];
+    if (e.kv.found && pc >= e.kv.start && pc < e.kv.end && e.gen == own_gen &&
+        now - e.time_ns < STP_KVMA_TTL_NS && e.check == stp__kvma_check(&e, tgid, mm)) {
+      *kv = e.kv;
+      return 1;
     }
   }
   return 0;
 }
 
-static __always_inline void stp__kvma_remember(struct task_struct *t, uint32_t own_gen,
-                                               const struct stp__kvma *kv)
+static __always_inline void stp__kvma_remember(struct task_struct *t, uint32_t tgid,
+                                               uint32_t own_gen, const struct stp__kvma *kv)
 {
-  uint32_t tgid = (uint32_t)(bpf_get_current_pid_tgid() >> 32), slot = tgid & (STP_KVMA_SLOTS - 1);
+  uint32_t slot = STP_PROC_SLOT(tgid);
   struct stp__kvma_cache *c = bpf_map_lookup_elem(&stp_kvma_cache, &slot);
   struct stp__kvma_ent *e;
   if (!c)
@@ -329,11 +331,11 @@ static __always_inline void stp__kvma_remember(struct task_struct *t, uint32_t o
  * walks user stacks. The interpreter maps the libraries later (those come from the samples).
  * The mirror of the image before the exec is dropped: its addresses mean nothing now (the
  * tracker writes the new one when it reads the exec). */
-static __always_inline void stp__kvma_seed(struct task_struct *t, uint64_t addr)
+static __always_inline void stp__kvma_seed(struct task_struct *t, uint32_t tgid, uint64_t addr)
 {
   struct stp__kvma kv = {};
   if (bpf_find_vma(t, addr, stp__kvma_cb, &kv, 0) == 0 && kv.found && kv.exec)
-    stp__kvma_remember(t, 0, &kv);
+    stp__kvma_remember(t, tgid, 0, &kv);
 }
 
 SEC("raw_tp/sched_process_exec")
@@ -345,9 +347,9 @@ int stp_rt_exec_seed(struct bpf_raw_tracepoint_args *ctx)
   uint64_t entry = r ? STP_X86_64_PT_PC(r) : 0;
   uint32_t tgid = (uint32_t)(bpf_get_current_pid_tgid() >> 32);
   bpf_map_delete_elem(&stp_vmas, &tgid);
-  stp__kvma_seed(t, code);
+  stp__kvma_seed(t, tgid, code);
   if (entry)
-    stp__kvma_seed(t, entry);
+    stp__kvma_seed(t, tgid, entry);
   return 0;
 }
 
@@ -375,21 +377,11 @@ static __always_inline int stp__pc_file(struct stp_uwalk *uw, struct stp_proc_vm
     return 1;
   }
   uw->mirror_miss = 1;
-  /* The mapping the kernel gave an earlier frame of this walk: in interrupt context a second
-   * bpf_find_vma would fail, and consecutive frames are mostly in one file (a new process's
-   * start-up runs in ld.so for its first milliseconds). */
-  if (uw->kvma_file && pc >= uw->kvma_start && pc < uw->kvma_end) {
-    key = uw->kvma_file;
-    f = bpf_map_lookup_elem(&stp_cfi_files, &key);
-    if (!f || !f->nr)
-      return 2;
-    *file_id = key;
-    *bias = uw->kvma_bias;
-    *fp = f;
-    return 1;
-  }
+  /* What the kernel said of pc before (to this walk's earlier frames too: consecutive frames
+   * are mostly in one file, and in interrupt context a second bpf_find_vma would fail), else
+   * ask it. */
   struct stp__kvma kv = {};
-  if (!stp__kvma_cached(pc, uw->own_gen, &kv)) {
+  if (!stp__kvma_cached(uw->tgid, pc, uw->own_gen, &kv)) {
     struct task_struct *t = bpf_get_current_task_btf();
     err = bpf_find_vma(t, pc, stp__kvma_cb, &kv, 0);
     if (err == -STP__EBUSY)
@@ -397,7 +389,7 @@ static __always_inline int stp__pc_file(struct stp_uwalk *uw, struct stp_proc_vm
     if (err != 0 || !kv.exec)
       return 0;
     if (kv.found)
-      stp__kvma_remember(t, uw->own_gen, &kv);
+      stp__kvma_remember(t, uw->tgid, uw->own_gen, &kv);
   }
   if (!kv.found)
     return 2;  /* anonymous executable memory */
@@ -416,10 +408,6 @@ static __always_inline int stp__pc_file(struct stp_uwalk *uw, struct stp_proc_vm
   *file_id = key;
   *bias = kv.start - (kv.pgoff << 12) - (uint64_t)f->delta;
   *fp = f;
-  uw->kvma_file = key;
-  uw->kvma_start = kv.start;
-  uw->kvma_end = kv.end;
-  uw->kvma_bias = *bias;
   return 1;
 }
 
@@ -553,7 +541,7 @@ struct stp__wake_asked {
 };
 struct {  /* an array by tgid slot, written in place: no update locks in NMI context */
   __uint(type, BPF_MAP_TYPE_ARRAY);
-  __uint(max_entries, STP_KVMA_SLOTS);
+  __uint(max_entries, STP_PROC_SLOTS);
   __type(key, uint32_t);
   __type(value, struct stp__wake_asked);
 } stp_wake_asked SEC(".maps");
@@ -562,7 +550,7 @@ static __always_inline void stp__wake_for_mirror(struct stp_session *s, uint32_t
                                                  struct stp_proc_vmas *vm)
 {
   uint64_t now = bpf_ktime_get_ns();
-  uint32_t ver = vm ? vm->gen + 1 : 0, slot = tgid & (STP_KVMA_SLOTS - 1);
+  uint32_t ver = vm ? vm->gen + 1 : 0, slot = STP_PROC_SLOT(tgid);
   struct stp__wake_asked *asked = bpf_map_lookup_elem(&stp_wake_asked, &slot);
   struct stp_rec_hdr h = { STP_REC_WAKE, 0, 0 };
   if (!s || !asked)
@@ -641,7 +629,6 @@ static __always_inline void stp__uwalk(struct stp_common *k)
     k->uw.win_ok = 0;
     k->uw.vma_hint = 0;
     k->uw.mirror_miss = 0;
-    k->uw.kvma_file = 0;
     k->uw.own_gen = own ? own->gen + 1 : 0;
     k->uw.pcs[0] = ip;
     k->uw.hash = stp_fnv_u64(k->uw.hash, ip);

@@ -573,33 +573,28 @@ bool Runner::attach_all() {
   }
   // The syscall dispatchers (runtime/bpf/stp_bpf_probes.h), after every probe has its place;
   // the runtime's programs (their SEC names say where).
-  bpf_object__for_each_program(prog, obj_) {
-    const char* name = bpf_program__name(prog);
-    if (std::strncmp(name, "stp_rt_", 7) == 0 && bpf_program__autoload(prog)) {
-      errno = 0;
-      struct bpf_link* l = bpf_program__attach(prog);
-      if (!l) {
-        int err = errno ? errno : EINVAL;
-        fail(std::string("cannot attach the runtime's ") + name + ": " + std::strerror(err) +
-             (s_.opts.verbose > 0 ? "\n" + g_libbpf_log : ""));
-        return false;
-      }
-      links_.push_back(l);
-      continue;
-    }
-    const char* tp = std::strncmp(name, "stp_sys_enter_", 14) == 0  ? "sys_enter"
-                     : std::strncmp(name, "stp_sys_exit_", 13) == 0 ? "sys_exit"
-                                                                     : nullptr;
-    if (!tp) continue;
-    errno = 0;
-    struct bpf_link* l = bpf_program__attach_raw_tracepoint(prog, tp);
+  auto keep = [this](struct bpf_link* l, const std::string& what) {
     if (!l) {
       int err = errno ? errno : EINVAL;
-      fail(std::string("cannot attach the syscall dispatcher to raw tracepoint ") + tp + ": " +
-           std::strerror(err) + (s_.opts.verbose > 0 ? "\n" + g_libbpf_log : ""));
+      fail("cannot attach " + what + ": " + std::strerror(err) +
+           (s_.opts.verbose > 0 ? "\n" + g_libbpf_log : ""));
       return false;
     }
     links_.push_back(l);
+    return true;
+  };
+  bpf_object__for_each_program(prog, obj_) {
+    const char* name = bpf_program__name(prog);
+    const char* tp = std::strncmp(name, "stp_sys_enter_", 14) == 0  ? "sys_enter"
+                     : std::strncmp(name, "stp_sys_exit_", 13) == 0 ? "sys_exit"
+                                                                     : nullptr;
+    errno = 0;
+    if (tp && !keep(bpf_program__attach_raw_tracepoint(prog, tp),
+                    std::string("the syscall dispatcher to raw tracepoint ") + tp))
+      return false;
+    if (std::strncmp(name, "stp_rt_", 7) == 0 && bpf_program__autoload(prog) &&
+        !keep(bpf_program__attach(prog), std::string("the runtime's ") + name))
+      return false;
   }
   return true;
 }

@@ -52,10 +52,10 @@ enum stp_fp_kind {
 enum stp_ra_kind {
   STP_RA_CFA_M8 = 0,    /* *(CFA - 8) */
   STP_RA_CFA_OFF = 1,   /* *(CFA + ra_off) */
-  STP_RA_LR = 2,        /* the link register (stp_uregs.lr; x86_64: the leaf's rdi, where glibc's
-                           vfork keeps its RA while the child runs); a row whose frame needs an lr the
-                           context did not give (or that an earlier step left undefined) stops
-                           with STP_STOP_UNTRUSTED */
+  STP_RA_LR = 2,        /* the link register (stp_uregs.lr; x86_64: the leaf's rdi, where
+                           glibc's vfork keeps its RA while the child runs); a row whose frame
+                           needs an lr the context did not give (or that an earlier step left
+                           undefined) stops with STP_STOP_UNTRUSTED */
 };
 #define STP_ROW_FP_KIND(row) ((row)->fp_kind & 0x0f)
 #define STP_ROW_RA_KIND(row) ((row)->fp_kind >> 4)
@@ -95,9 +95,10 @@ struct stp_cfi_row {
   int16_t fp_off;     /* STP_FP_CFA_OFF: offset from CFA; INVALID rows: enum stp_cfi_invalid */
   union {
     int16_t ra_off;   /* arm64, STP_RA_CFA_OFF: the RA's offset from CFA; otherwise 0 */
-    int16_t bx_off;   /* x86_64 (any RA kind but RA_CFA_OFF): rbx saved at CFA + bx_off; 0: rbx keeps its
-                         value (the ABI's rule for a callee-saved register no rule mentions);
-                         STP_BX_UNKNOWN: any other rule (the caller's rbx is not known) */
+    int16_t bx_off;   /* x86_64 (any RA kind but RA_CFA_OFF): rbx saved at CFA + bx_off;
+                         0: rbx keeps its value (the ABI's rule for a callee-saved register
+                         no rule mentions); STP_BX_UNKNOWN: any other rule (the caller's rbx
+                         is not known) */
   };
 };  /* 12 bytes */
 #define STP_BX_UNKNOWN (-32768)

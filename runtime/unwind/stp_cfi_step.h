@@ -160,8 +160,8 @@ STP_UNWIND_INLINE int stp_cfi_step(const struct stp_cfi_row *row, struct stp_ure
   } else if (STP_ROW_FP_KIND(row) == STP_FP_UNDEFINED) {
     r->fp_valid = 0;
   }
-  /* rbx: x86_64 rows (never RA_CFA_OFF, whose ra_off shares the field) carry its rule; a saved rbx that cannot be
-   * read only makes it unknown (few frames need it). */
+  /* rbx: x86_64 rows (never RA_CFA_OFF, whose ra_off shares the field) carry its rule; a
+   * saved rbx that cannot be read only makes it unknown (few frames need it). */
   if (ra_kind == STP_RA_CFA_OFF || row->bx_off == STP_BX_UNKNOWN)
     r->bx_valid = 0;
   else if (row->bx_off)
@@ -223,11 +223,7 @@ struct stp_uwalk {
   char win[STP_UWIN + 16];
   uint64_t vma_hint;           /* index of the mapping the last frame was in */
   uint32_t mirror_miss;        /* a pc was not in the VMA mirror: ask user space to catch up */
-  uint32_t kvma_file;          /* the mapping the kernel last gave this walk (bpf_find_vma):
-                                  its table's file id (0: none yet), range and load bias */
-  uint64_t kvma_start, kvma_end, kvma_bias;
   uint32_t own_gen;            /* the process's own mirror version (gen + 1; 0: none) */
-  uint32_t pad3;
 #endif
 };
 

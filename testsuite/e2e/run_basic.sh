@@ -50,6 +50,11 @@ fi
 prog_ids() { grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u; }
 # still_loaded ID...: the ids among them the kernel still has
 still_loaded() { for id in "$@"; do bpftool prog show id "$id" > /dev/null 2>&1 && echo "$id"; done; true; }
+# t_gone WHAT IDS: IDS (not empty) are no longer loaded
+t_gone() {
+  t "$1 leaves nothing attached (its programs: $2)" 0 '' '' -- \
+    bash -c "[ -n '$2' ] && { $(declare -f still_loaded); still_loaded $2; }"
+}
 SIGSCRIPT='global x; probe timer.ms(100) { x = 1 } probe kernel.trace("sched:sched_process_exec") { }'
 for sig in INT TERM; do
   "$UKSTAP" -w -e "$SIGSCRIPT probe end { println(\"bye\") }" > "$T_TMP/sig.out" 2>&1 &
@@ -57,13 +62,11 @@ for sig in INT TERM; do
   t "SIG$sig status" 0 '' '' -- sh -c "exit $rc"
   # end probes, then the global display of the unread global x (STAP-FORMATS §2)
   t "SIG$sig runs end" 0 $'bye\nx=1\n' '' -- cat "$T_TMP/sig.out"
-  t "SIG$sig leaves nothing attached (its programs: $ids)" 0 '' '' -- \
-    bash -c "[ -n '$ids' ] && { $(declare -f still_loaded); still_loaded $ids; }"
+  t_gone "SIG$sig" "$ids"
 done
 "$UKSTAP" -w -e "$SIGSCRIPT" > /dev/null 2>&1 &
 pid=$!; sleep 1.5; ids=$(prog_ids $pid | tr '\n' ' '); kill -KILL $pid; wait $pid 2>/dev/null
 # The kernel frees a killed process's programs after its files are closed (RCU): give it 3 s.
 for _ in $(seq 30); do [ -z "$(still_loaded $ids)" ] && break; sleep 0.1; done
-t "SIGKILL leaves nothing attached (its programs: $ids)" 0 '' '' -- \
-  bash -c "[ -n '$ids' ] && { $(declare -f still_loaded); still_loaded $ids; }"
+t_gone SIGKILL "$ids"
 t_done
