@@ -167,6 +167,15 @@ def med(xs):
     return statistics.median(xs) if xs else None
 
 
+def baseline(res, item, what, *keys):
+    """Medians of the untraced rounds' `keys`; no first one (the workload's time) is a smoke
+    failure."""
+    vals = [med([d[k] for d in res["none"]]) for k in keys]
+    if vals[0] is None:
+        SMOKE_FAILS.append("item %d: the untraced %s gave no time" % (item, what))
+    return vals
+
+
 def rng(xs):
     xs = [x for x in xs if x is not None]
     return (min(xs), max(xs)) if xs else (None, None)
@@ -826,10 +835,7 @@ def item3():
 
     nruns = runs_for(5)
     check, res = rounds(V, nruns, runner)
-    base_w = med([d["wwall"] for d in res["none"]])
-    base_all = med([d["wall"] for d in res["none"]])
-    if base_w is None:
-        SMOKE_FAILS.append("item 3: the untraced ls gave no time")
+    base_w, base_all = baseline(res, 3, "ls", "wwall", "wall")
     rows = []
     for v in V:
         R = res[v["key"]]
@@ -965,11 +971,7 @@ def item4():
 
     nruns = runs_for(3)
     check, res = rounds(V, nruns, runner)
-    base_w = med([d["wwall"] for d in res["none"]])
-    base_all = med([d["wall"] for d in res["none"]])
-    base_cpu = med([d["cpu"] for d in res["none"]])
-    if base_w is None:
-        SMOKE_FAILS.append("item 4: the untraced sort gave no time")
+    base_w, base_all, base_cpu = baseline(res, 4, "sort", "wwall", "wall", "cpu")
     rows = []
     for v in V:
         R = res[v["key"]]
