@@ -1,20 +1,22 @@
 #!/bin/bash
-# Runs the end-to-end tests: every testsuite/e2e/*.sh. Each prints PASS/FAIL lines and a closing
+# Runs the end-to-end tests: every testsuite/SUITE/*.sh (SUITE: the first argument, default e2e;
+# run-robustness.sh passes "robustness"). Each prints PASS/FAIL lines and a closing
 # "N passed, N failed"; this runner adds them up and prints its own closing line.
 set -u
+suite=${1:-e2e}
 : "${UKSTAP_TOP_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${UKSTAP_TOP_BUILDDIR:=$UKSTAP_TOP_SRCDIR}"
 : "${UKSTAP:=$UKSTAP_TOP_BUILDDIR/ukstap}"
 export UKSTAP UKSTAP_TOP_SRCDIR UKSTAP_TOP_BUILDDIR
 
 if [ ! -x "$UKSTAP" ]; then
-  echo "run-e2e: $UKSTAP is not built"
+  echo "run-$suite: $UKSTAP is not built"
   echo "0 passed, 1 failed"
   exit 1
 fi
 
 passed=0 failed=0
-for test in "$UKSTAP_TOP_SRCDIR"/testsuite/e2e/*.sh; do
+for test in "$UKSTAP_TOP_SRCDIR"/testsuite/$suite/*.sh; do
   [ -e "$test" ] || continue
   name=$(basename "$test" .sh)
   echo "=== $name"
