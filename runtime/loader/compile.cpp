@@ -6,6 +6,12 @@
 // Cache layout ($XDG_CACHE_HOME/ukstap or ~/.cache/ukstap):
 //   vmlinux/<kernel key>/vmlinux.h   bpftool btf dump of /sys/kernel/btf/vmlinux, made once
 //   <hash>/NAME.c NAME.bpf.o NAME.so the module (NAME = -m NAME, else stap_<hash prefix>)
+//   <hash>/module.sum                the hash of each object, tied to <hash> (module_sum.h)
+//   compilers/<id>                   `cc --version` of a compiler binary
+// Every directory and file is ours and private (owned_files.h). A cache directory that is not
+// (another user's, group/world-writable, ...) is bypassed with one warning: the module is then
+// compiled into a private temporary directory, removed at exit. A cached file that fails its
+// checks (symlink, not ours, bytes not as recorded) is warned about and replaced.
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -24,6 +30,8 @@
 #include "codegen/module_info.h"
 #include "driver/passes.h"
 #include "driver/session.h"
+#include "loader/module_sum.h"
+#include "loader/owned_files.h"
 #include "loader/util.h"
 
 #ifndef UKSTAP_BPF_CLANG
@@ -90,7 +98,7 @@ void hash_tree(loader::Hasher& h, const std::string& root, const std::string& re
 // `cc --version`, part of the module's cache key. Running clang for it took 10-30 ms of every
 // run's start-up (bench/compare.py item 4), so its answer is kept in the cache directory under
 // the compiler's identity (below): an upgraded compiler is a new file.
-std::string compiler_version(const std::string& cc, const std::string& cache) {
+std::string compiler_version(Session& s, const std::string& cc, const std::string& cache) {
   std::string path;
   loader::find_program(cc, path);  // the file running `cc` would run ("" when none)
   // The identity: the real binary (through symlinks: /usr/bin/clang-14 ->
@@ -126,16 +134,14 @@ std::string compiler_version(const std::string& cc, const std::string& cache) {
     h.add("compiler-version-v2");
     h.add(id);
     memo = cache + "/compilers/" + h.hex();
-    std::string out;
-    if (loader::read_file(memo, out) && !out.empty()) return out;
+    std::string out, why;
+    if (loader::read_private_file(memo, out, why) && !out.empty()) return out;
+    if (!why.empty()) s.diag.warning("not using the cached compiler version: " + why);
   }
-  std::string out;
+  std::string out, why;
   if (run_command({cc, "--version"}, out) != 0) return "?";
-  if (!memo.empty() && loader::make_dirs(cache + "/compilers")) {
-    std::string tmp = memo + ".tmp." + std::to_string(::getpid());
-    if (loader::write_file(tmp, out)) ::rename(tmp.c_str(), memo.c_str());
-    else ::unlink(tmp.c_str());
-  }
+  if (!memo.empty() && loader::make_private_dirs(cache, "compilers", why))
+    loader::write_private_file(memo, out, why);
   return out;
 }
 
@@ -173,8 +179,10 @@ std::string multiarch_include() {
   return "";
 }
 
-// vmlinux.h for this kernel, made once; "" on failure (message in `why`).
-std::string ensure_vmlinux_h(Session& s, const std::string& cache, std::string& why) {
+// vmlinux.h for this kernel, made once into the cache (into `tmp` when there is no cache); the
+// directory holding it, or "" on failure (message in `why`).
+std::string ensure_vmlinux_h(Session& s, const std::string& cache, const std::string& tmp,
+                             std::string& why) {
   const char* btf = "/sys/kernel/btf/vmlinux";
   struct stat st;
   if (::stat(btf, &st) != 0) {
@@ -187,9 +195,20 @@ std::string ensure_vmlinux_h(Session& s, const std::string& cache, std::string& 
   h.add(u.release);
   h.add(u.version);
   h.add(std::to_string(st.st_size));
-  std::string dir = cache + "/vmlinux/" + h.hex().substr(0, 16);
+  std::string dir = tmp + "/vmlinux";
+  if (!cache.empty()) {
+    std::string rel = "vmlinux/" + h.hex().substr(0, 16), dwhy;
+    if (loader::make_private_dirs(cache, rel, dwhy)) dir = cache + "/" + rel;
+    else s.diag.warning("not using the cached vmlinux.h: " + dwhy);
+  }
   std::string path = dir + "/vmlinux.h";
-  if (file_exists(path)) return dir;
+  // clang reads it by name: it must be ours and private (its directory is).
+  int fd = loader::open_private_file(path, why);
+  if (fd >= 0) {
+    ::close(fd);
+    return dir;
+  }
+  if (!why.empty()) s.diag.warning("not using the cached vmlinux.h: " + why + "; making it again");
   if (!loader::make_dirs(dir)) {
     why = "cannot create " + dir + ": " + std::strerror(errno);
     return "";
@@ -203,27 +222,28 @@ std::string ensure_vmlinux_h(Session& s, const std::string& cache, std::string& 
     if (s.opts.verbose > 0) why += ":\n" + out;
     return "";
   }
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  if (!loader::write_file(tmp, out) || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    why = "cannot write " + path + ": " + std::strerror(errno);
-    return "";
-  }
+  if (!loader::write_private_file(path, out, why)) return "";
   return dir;
 }
 
-// Copies `from` to `to` through a temporary name in `to`'s directory, then renames (atomic for
-// concurrent ukstap runs compiling the same module).
-bool install_file(const std::string& from, const std::string& to) {
+// Copies `from` to `to` as a private file (written under a temporary name in `to`'s directory,
+// then renamed: atomic for concurrent ukstap runs compiling the same module).
+bool install_file(const std::string& from, const std::string& to, std::string& why) {
   std::string data;
-  if (!loader::read_file(from, data)) return false;
-  std::string tmp = to + ".tmp." + std::to_string(::getpid());
-  if (!loader::write_file(tmp, data)) return false;
-  if (::rename(tmp.c_str(), to.c_str()) != 0) {
-    ::unlink(tmp.c_str());
+  if (!loader::read_private_file(from, data, why)) {
+    if (why.empty()) why = "no " + from;
     return false;
   }
-  return true;
+  return loader::write_private_file(to, data, why);
+}
+
+// A directory removed when ukstap exits: the module compiled for this run only (no cache).
+void remove_at_exit(const std::string& dir) {
+  static std::vector<std::string> dirs;
+  if (dirs.empty()) std::atexit([] {
+    for (auto& d : dirs) loader::remove_tree(d);
+  });
+  dirs.push_back(dir);
 }
 
 bool is_limit(const codegen::ModuleInfo& m, const std::string& name) {
@@ -252,7 +272,8 @@ int pass4_compile(Session& s) {
 
   std::string why;
   std::string cache = loader::cache_dir(why);
-  if (cache.empty()) return failed(s, "no cache directory: " + why);
+  if (cache.empty())
+    s.diag.warning(why + "; compiling into a private temporary directory (this run is not cached)");
 
   bool want_native = m.has_native_probes;
   // The BPF object holds the kernel probes and every map the native probes share; a script of
@@ -269,47 +290,54 @@ int pass4_compile(Session& s) {
   h.add("ukstap-module-v1");
   h.add(m.source);
   hash_tree(h, runtime, "");
-  h.add(compiler_version(clang, cache));
-  if (want_native) h.add(compiler_version(cc, cache));
+  h.add(compiler_version(s, clang, cache));
+  if (want_native) h.add(compiler_version(s, cc, cache));
   for (auto& d : dflags) h.add(d);
   h.add(target_arch());
   h.add(s.opts.module_name);
   std::string key = h.hex();
   std::string name = s.opts.module_name.empty() ? "stap_" + key.substr(0, 20) : s.opts.module_name;
-  std::string dir = cache + "/" + key;
-  std::string bpf_o = dir + "/" + name + ".bpf.o";
-  std::string so = dir + "/" + name + ".so";
+  std::vector<std::string> objects;
+  if (want_bpf) objects.push_back(name + ".bpf.o");
+  if (want_native) objects.push_back(name + ".so");
+  auto use = [&](const std::string& dir) {
+    s.bpf_object_path = want_bpf ? dir + "/" + name + ".bpf.o" : "";
+    s.native_object_path = want_native ? dir + "/" + name + ".so" : "";
+  };
 
-  bool cached = (!want_bpf || file_exists(bpf_o)) && (!want_native || file_exists(so));
-  if (cached && !s.opts.keep_tmpdir) {
-    s.bpf_object_path = want_bpf ? bpf_o : "";
-    s.native_object_path = want_native ? so : "";
-    if (s.opts.verbose > 0) {
-      if (want_bpf) s.diag.stream() << "Pass 4: using cached " << bpf_o << "\n";
-      if (want_native) s.diag.stream() << "Pass 4: using cached " << so << "\n";
+  std::string dir;  // the module's cache directory; "" when this run is not cached
+  if (!cache.empty()) {
+    if (loader::make_private_dirs(cache, key, why)) dir = cache + "/" + key;
+    else s.diag.warning("not using the cache directory " + cache + ": " + why +
+                        "; compiling into a private temporary directory (this run is not cached)");
+  }
+  if (!dir.empty() && !s.opts.keep_tmpdir) {
+    if (loader::check_module_sum(dir, key, objects, why)) {
+      use(dir);
+      if (s.opts.verbose > 0)
+        for (auto& o : objects) s.diag.stream() << "Pass 4: using cached " << dir << "/" << o << "\n";
+      return 0;
     }
-    return 0;
+    if (!why.empty()) s.diag.warning("not using the cached module: " + why + "; compiling it again");
   }
 
-  std::string vmlinux_dir;
-  if (want_bpf) {
-    vmlinux_dir = ensure_vmlinux_h(s, cache, why);
-    if (vmlinux_dir.empty()) return failed(s, why);
-  }
-
-  std::string tmpl = env_or("TMPDIR", "/tmp") + std::string("/ukstapXXXXXX");
-  std::vector<char> tbuf(tmpl.begin(), tmpl.end());
-  tbuf.push_back(0);
-  if (!::mkdtemp(tbuf.data())) return failed(s, "cannot create a temporary directory: " + std::string(std::strerror(errno)));
-  std::string tmp = tbuf.data();
+  std::string tmp = loader::make_private_tmpdir("ukstap", why);
+  if (tmp.empty()) return failed(s, why);
   struct TmpGuard {
     Session& s;
     std::string dir;
     ~TmpGuard() {
+      if (dir.empty()) return;
       if (s.opts.keep_tmpdir) s.diag.stream() << "Keeping temporary directory \"" << dir << "\"\n";
       else loader::remove_tree(dir);
     }
   } guard{s, tmp};
+
+  std::string vmlinux_dir;
+  if (want_bpf) {
+    vmlinux_dir = ensure_vmlinux_h(s, dir.empty() ? "" : cache, tmp, why);
+    if (vmlinux_dir.empty()) return failed(s, why);
+  }
 
   std::string src = tmp + "/" + name + ".c";
   if (!loader::write_file(src, m.source)) return failed(s, "cannot write " + src + ": " + std::strerror(errno));
@@ -362,12 +390,28 @@ int pass4_compile(Session& s) {
     if (!compile(argv, "native module")) return failed(s, "");
   }
 
-  if (!loader::make_dirs(dir)) return failed(s, "cannot create " + dir + ": " + std::strerror(errno));
-  if ((want_bpf && !install_file(tmp_bpf, bpf_o)) || (want_native && !install_file(tmp_so, so)) ||
-      !install_file(src, dir + "/" + name + ".c"))
-    return failed(s, "cannot write the module into " + dir + ": " + std::strerror(errno));
-  s.bpf_object_path = want_bpf ? bpf_o : "";
-  s.native_object_path = want_native ? so : "";
+  // The compilers wrote their outputs under the umask: private, like everything pass 5 loads.
+  for (auto& o : objects) ::chmod((tmp + "/" + o).c_str(), 0600);
+  if (!dir.empty()) {
+    bool ok = true;
+    for (auto& f : objects) ok = ok && install_file(tmp + "/" + f, dir + "/" + f, why);
+    ok = ok && install_file(src, dir + "/" + name + ".c", why) &&
+         loader::write_module_sum(dir, key, objects, why);
+    if (!ok) {
+      s.diag.warning("cannot cache the module: " + why + "; using it from a private temporary directory");
+      dir.clear();
+    }
+  }
+  if (dir.empty()) {  // this run's own copy, until ukstap exits
+    if (!loader::write_module_sum(tmp, key, objects, why)) return failed(s, why);
+    dir = tmp;
+    if (!s.opts.keep_tmpdir) {
+      remove_at_exit(tmp);
+      guard.dir.clear();
+    }
+  }
+  use(dir);
+  std::string bpf_o = s.bpf_object_path, so = s.native_object_path;
   if (s.opts.verbose > 0) {
     long ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
     std::string what = want_bpf ? "\"" + bpf_o + "\"" : "";

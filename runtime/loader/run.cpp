@@ -48,6 +48,7 @@
 #include "loader/target.h"
 #include "loader/unwind_tables.h"
 #include "loader/ustack_output.h"
+#include "loader/module_sum.h"
 #include "loader/util.h"
 #include "probes/tracefs.h"
 #include "unwind/stp_unwind.h"
@@ -260,7 +261,14 @@ bool Runner::load_bpf() {
   g_libbpf_verbose = s_.opts.verbose;
   std::string name = s_.opts.module_name.empty() ? "ukstap" : s_.opts.module_name;
   LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = name.c_str());
-  obj_ = bpf_object__open_file(s_.bpf_object_path.c_str(), &oo);
+  // From the file pass 4 recorded, through the descriptor whose bytes were checked (module_sum.h).
+  loader::VerifiedObject verified;
+  std::string vwhy;
+  if (!verified.open(s_.bpf_object_path, vwhy)) {
+    fail("cannot open the BPF module: " + vwhy);
+    return false;
+  }
+  obj_ = bpf_object__open_file(verified.proc_path().c_str(), &oo);
   if (!obj_) {
     int err = errno;
     fail("cannot open the BPF module " + s_.bpf_object_path + ": " + std::strerror(err) +
@@ -406,7 +414,13 @@ bool Runner::load_bpf() {
 
 bool Runner::open_native() {
   if (s_.native_object_path.empty()) return true;
-  so_ = ::dlopen(s_.native_object_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  loader::VerifiedObject verified;  // as in load_bpf: dlopen loads the bytes just checked
+  std::string vwhy;
+  if (!verified.open(s_.native_object_path, vwhy)) {
+    fail("cannot load the native module: " + vwhy);
+    return false;
+  }
+  so_ = ::dlopen(verified.proc_path().c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!so_) {
     fail(std::string("cannot load the native module: ") + ::dlerror());
     return false;

@@ -1,5 +1,7 @@
 #include "loader/util.h"
 
+#include "loader/owned_files.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -7,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -95,7 +98,7 @@ bool read_file(const std::string& path, std::string& out) {
 }
 
 bool write_file(const std::string& path, const std::string& data) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return false;
   size_t off = 0;
   while (off < data.size()) {
@@ -123,7 +126,7 @@ bool make_dirs(const std::string& path) {
     pos = path.find('/', pos + 1);
     cur = path.substr(0, pos);
     if (cur.empty()) continue;
-    if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) return false;
+    if (::mkdir(cur.c_str(), 0700) != 0 && errno != EEXIST) return false;
   }
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -181,12 +184,22 @@ std::string cache_dir(std::string& why) {
     }
     base = std::string(home) + "/.cache";
   }
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  // The deepest level that exists must be trusted (owned_files.h: root's or ours, and nobody
+  // else may rename what is below it); the levels under it are created 0700 and must be ours
+  // and private. Under `sudo -E`, HOME is the invoking user's: their ~/.cache fails here.
+  std::string existing = base;
+  struct stat st;
+  while (existing.size() > 1 && ::stat(existing.c_str(), &st) != 0)
+    existing = existing.substr(0, std::max<size_t>(existing.rfind('/'), 1));
   std::string dir = base + "/ukstap";
-  if (!make_dirs(dir)) {
-    why = "cannot create " + dir + ": " + std::strerror(errno);
+  std::string rel = base.substr(existing == "/" ? 0 : existing.size()) + "/ukstap";
+  std::string real = trusted_real_path(existing, why);
+  if (real.empty() || !make_private_dirs(real, rel, why)) {
+    why = "not using the cache directory " + dir + ": " + why;
     return "";
   }
-  return dir;
+  return (real == "/" ? "" : real) + rel;
 }
 
 // execvp's search; `found` gets the file it would run.

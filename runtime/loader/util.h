@@ -18,10 +18,13 @@ std::string quote_command(const std::vector<std::string>& argv);
 // else the first in $PATH); false when there is none.
 bool find_program(const std::string& name, std::string& found);
 
+// For files ukstap did not write (/proc, /sys, the runtime headers). What it writes then reads
+// back goes through owned_files.h.
 bool read_file(const std::string& path, std::string& out);
+// Creates or truncates `path` (0600, not through a symlink).
 bool write_file(const std::string& path, const std::string& data);
 bool file_exists(const std::string& path);
-// mkdir -p; false (errno set) on failure.
+// mkdir -p (new levels 0700); false (errno set) on failure.
 bool make_dirs(const std::string& path);
 // rm -rf.
 void remove_tree(const std::string& path);
@@ -37,7 +40,9 @@ class Hasher {
   uint64_t a_ = 0xcbf29ce484222325ULL, b_ = 0x84222325cbf29ce4ULL;
 };
 
-// $XDG_CACHE_HOME/ukstap, else $HOME/.cache/ukstap (created), else "" with `why`.
+// $XDG_CACHE_HOME/ukstap, else $HOME/.cache/ukstap, resolved and checked (owned_files.h: its
+// ancestors root's or ours and not writable by others, itself ours and private; created 0700);
+// "" with `why` (naming the path) when there is none or it is not to be trusted.
 std::string cache_dir(std::string& why);
 
 }  // namespace ukstap::loader
