@@ -35,7 +35,7 @@ if command -v setpriv > /dev/null; then
   nobody_cache=$(mktemp -d /tmp/ukstap-nobody.XXXXXX); chmod 755 "$nobody_cache"
   cp "$UKSTAP" "$nobody_cache/ukstap"
   cp -r "$UKSTAP_TOP_SRCDIR/tapsets" "$UKSTAP_TOP_SRCDIR/runtime" "$nobody_cache/"
-  mkdir -m 777 "$nobody_cache/cache"
+  mkdir -m 700 "$nobody_cache/cache" && chown nobody "$nobody_cache/cache"  # nobody's own
   t "non-root" 1 '' $'ukstap: pass 5 must run as root: loading BPF programs needs root privileges\n' -- \
     setpriv --reuid=nobody --regid=nogroup --clear-groups env XDG_CACHE_HOME="$nobody_cache/cache" \
       UKSTAP_TAPSET="$nobody_cache/tapsets" UKSTAP_RUNTIME="$nobody_cache/runtime" \
