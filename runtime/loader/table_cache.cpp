@@ -5,13 +5,13 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
+#include "loader/owned_files.h"
 #include "loader/util.h"
 #include "vma-tracker/table_compiler.h"
 
@@ -20,14 +20,15 @@ namespace ukstap::loader {
 namespace {
 
 // Bump when the table compiler's output or this layout changes: old files are then ignored.
-constexpr uint32_t kFormat = 4;  // 2: scaled CFA offsets; 3: rbx (STP_CFA_BX, bx_off); 4: vfork RA_LR
+// 2: scaled CFA offsets; 3: rbx (STP_CFA_BX, bx_off); 4: vfork RA_LR; 5: keyed by content
+constexpr uint32_t kFormat = 5;
 constexpr char kMagic[8] = {'U', 'K', 'S', 'T', 'C', 'F', 'I', '\0'};
 
 struct Header {
   char magic[8];
   uint32_t format;
   uint32_t row_size;  // sizeof(stp_cfi_row)
-  char build_id[64];  // hex, NUL-padded
+  char key[128];  // elf_table_key, NUL-padded
   uint64_t base;
   uint64_t nrows;
   uint64_t fdes, fdes_skipped, rows, invalid;
@@ -58,6 +59,83 @@ std::string elf_build_id(const std::string& path) {
   return hex;
 }
 
+namespace {
+
+// Hashes what compile_cfi reads from `elf` (table_compiler.cpp): the executable PT_LOAD headers
+// (FDEs outside them are dropped) and the CFI sections, each by name, address, size and bytes.
+// Returns whether the file has a .debug_frame of its own.
+bool hash_cfi_inputs(Elf* elf, Hasher& h) {
+  size_t n = 0;
+  if (elf_getphdrnum(elf, &n) == 0)
+    for (size_t i = 0; i < n; ++i) {
+      GElf_Phdr ph;
+      if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) h.add(&ph, sizeof ph);
+    }
+  bool debug_frame = false;
+  size_t shstrndx;
+  if (elf_getshdrstrndx(elf, &shstrndx) != 0) return false;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    const char* name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : nullptr;
+    if (!name || sh.sh_type == SHT_NOBITS ||
+        (std::strcmp(name, ".eh_frame") != 0 && std::strcmp(name, ".debug_frame") != 0))
+      continue;
+    debug_frame |= name[1] == 'd';
+    h.add(name);
+    h.add(&sh.sh_addr, sizeof sh.sh_addr);
+    h.add(&sh.sh_size, sizeof sh.sh_size);
+    for (Elf_Data* d = elf_getdata(scn, nullptr); d; d = elf_getdata(scn, d))
+      if (d->d_buf) h.add(d->d_buf, d->d_size);
+  }
+  return debug_frame;
+}
+
+// Opens `path` with libelf: calls `use(elf, st)`; false when it cannot be read as ELF.
+template <typename F>
+bool with_elf(const std::string& path, F use) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  bool ok = false;
+  elf_version(EV_CURRENT);
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+    if (Elf* e = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
+      ok = elf_kind(e) == ELF_K_ELF && use(e, st);
+      elf_end(e);
+    }
+  ::close(fd);
+  return ok;
+}
+
+}  // namespace
+
+std::string elf_table_key(const std::string& path) {
+  std::string id, key;
+  with_elf(path, [&](Elf* e, const struct stat& st) {
+    const void* bits = nullptr;
+    ssize_t n = dwelf_elf_gnu_build_id(e, &bits);
+    for (ssize_t i = 0; i < n && i < 32; ++i) {
+      char b[3];
+      std::snprintf(b, sizeof b, "%02x", static_cast<const unsigned char*>(bits)[i]);
+      id += b;
+    }
+    if (id.size() < 4) return false;
+    Hasher h;
+    h.add("cfi-inputs-v1");
+    uint64_t size = st.st_size;
+    h.add(&size, sizeof size);
+    if (!hash_cfi_inputs(e, h)) {
+      // The table compiler then reads the build-id debug file's .debug_frame (if any).
+      std::string dbg = "/usr/lib/debug/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug";
+      h.add("debug file");
+      with_elf(dbg, [&](Elf* d, const struct stat&) { return hash_cfi_inputs(d, h); });
+    }
+    key = id + "-" + h.hex();
+    return true;
+  });
+  return key;
+}
+
 std::string TableCache::path_for(const std::string& id) const {
   if (dir_.empty() || id.size() < 4) return "";
   return dir_ + "/cfi/" + id.substr(0, 2) + "/" + id.substr(2) + ".v" + std::to_string(kFormat) +
@@ -67,15 +145,14 @@ std::string TableCache::path_for(const std::string& id) const {
 bool TableCache::load(const std::string& id, unwind::CfiTable& out) const {
   std::string p = path_for(id);
   if (p.empty()) return false;
-  std::ifstream f(p, std::ios::binary);
-  if (!f) return false;
-  std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::string data, why;
+  if (!read_private_file(p, data, why)) return false;  // absent, or not ours: compiled again
   Header h;
   if (data.size() < sizeof h) return false;
   std::memcpy(&h, data.data(), sizeof h);
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0 || h.format != kFormat ||
       h.row_size != sizeof(stp_cfi_row) ||
-      std::strncmp(h.build_id, id.c_str(), sizeof h.build_id) != 0)
+      std::strncmp(h.key, id.c_str(), sizeof h.key) != 0)
     return false;
   size_t need = sizeof h + h.skip_why_len + h.nrows * sizeof(stp_cfi_row);
   if (h.nrows > (1u << 30) || h.skip_why_len > 4096 || data.size() != need) return false;
@@ -96,13 +173,14 @@ bool TableCache::load(const std::string& id, unwind::CfiTable& out) const {
 
 bool TableCache::store(const std::string& id, const unwind::CfiTable& t) const {
   std::string p = path_for(id);
-  if (p.empty() || id.size() >= sizeof(Header::build_id)) return false;
-  if (!make_dirs(p.substr(0, p.rfind('/')))) return false;
+  std::string why;
+  if (p.empty() || id.size() >= sizeof(Header::key)) return false;
+  if (!make_dirs(dir_) || !make_private_dirs(dir_, "cfi/" + id.substr(0, 2), why)) return false;
   Header h{};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
   h.format = kFormat;
   h.row_size = sizeof(stp_cfi_row);
-  std::memcpy(h.build_id, id.data(), id.size());
+  std::memcpy(h.key, id.data(), id.size());
   h.base = t.base;
   h.nrows = t.rows.size();
   const auto& s = t.stats;
@@ -112,27 +190,13 @@ bool TableCache::store(const std::string& id, const unwind::CfiTable& t) const {
   h.invalid = s.invalid;
   for (int i = 0; i < 8; ++i) h.by_kind[i] = s.by_kind[i];
   for (int i = 0; i < 16; ++i) h.by_reason[i] = s.by_reason[i];
-  std::string why = s.skip_why.substr(0, 4096);
-  h.skip_why_len = static_cast<uint32_t>(why.size());
+  std::string skip_why = s.skip_why.substr(0, 4096);
+  h.skip_why_len = static_cast<uint32_t>(skip_why.size());
+  std::string data(reinterpret_cast<const char*>(&h), sizeof h);
+  data += skip_why;
+  data.append(reinterpret_cast<const char*>(t.rows.data()), t.rows.size() * sizeof(stp_cfi_row));
   // Written under a unique name, then renamed: concurrent runs never read a half-written file.
-  std::string tmp = p + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return false;
-    f.write(reinterpret_cast<const char*>(&h), sizeof h);
-    f.write(why.data(), static_cast<std::streamsize>(why.size()));
-    f.write(reinterpret_cast<const char*>(t.rows.data()),
-            static_cast<std::streamsize>(t.rows.size() * sizeof(stp_cfi_row)));
-    if (!f.flush()) {
-      ::unlink(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), p.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return false;
-  }
-  return true;
+  return write_private_file(p, data, why);
 }
 
 }  // namespace ukstap::loader

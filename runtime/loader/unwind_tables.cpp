@@ -48,7 +48,9 @@ namespace {
 constexpr uint32_t kHeadroomRows = 512 * 1024;
 constexpr size_t kRowStride = (sizeof(stp_cfi_row) + 7) & ~size_t(7);
 
-// This kernel's vDSO as a file (the same image in every 64-bit process), for the compiler.
+// This kernel's vDSO as a file (the same image in every 64-bit process), for the compiler: a
+// memfd, named /proc/self/fd/N, that goes away with ukstap however it ends (a /tmp copy outlived
+// a kill -9).
 std::string vdso_file() {
   static std::string path;
   if (!path.empty()) return path;
@@ -63,13 +65,13 @@ std::string vdso_file() {
     if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2 && lo == base) len = hi - lo;
   }
   if (!len) return "";
-  char tmpl[] = "/tmp/ukstap-vdso.XXXXXX";
-  int fd = ::mkstemp(tmpl);
+  int fd = ::memfd_create("ukstap-vdso", MFD_CLOEXEC);
   if (fd < 0) return "";
-  bool ok = ::write(fd, reinterpret_cast<const void*>(base), len) == (ssize_t)len;
-  ::close(fd);
-  if (!ok) return "";
-  path = tmpl;
+  if (::write(fd, reinterpret_cast<const void*>(base), len) != (ssize_t)len) {
+    ::close(fd);
+    return "";
+  }
+  path = "/proc/self/fd/" + std::to_string(fd);  // kept open until exit
   return path;
 }
 
@@ -95,6 +97,12 @@ int64_t exec_segment_delta(const std::string& path) {
   return delta;
 }
 
+bool same_file_state(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size &&
+         a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec &&
+         a.st_ctim.tv_sec == b.st_ctim.tv_sec && a.st_ctim.tv_nsec == b.st_ctim.tv_nsec;
+}
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -110,8 +118,6 @@ UnwindTables::UnwindTables(vma::Tracker& tracker, sym::Symbolizer& symbolizer, i
 UnwindTables::~UnwindTables() {
   if (pool_) ::munmap(pool_, pool_len_);
   if (pages_) ::munmap(pages_, pages_len_);
-  std::string v = vdso_file();
-  if (!v.empty()) ::unlink(v.c_str());
 }
 
 std::vector<std::string> UnwindTables::ldd(const std::string& path) {
@@ -186,14 +192,20 @@ bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino
   e->delta = exec_segment_delta(path);
   std::string why;
   auto t0 = std::chrono::steady_clock::now();
-  std::string build_id = elf_build_id(path);
-  bool ok = !build_id.empty() && cache_->load(build_id, e->table);
+  // The key is read from the file before the compiler reads it again: a file that changed in
+  // between (another inode, size, mtime or ctime) may have given the key of other bytes, so its
+  // table is used for this run but not cached.
+  struct stat before {}, after {};
+  bool stable = ::stat(path.c_str(), &before) == 0;
+  std::string key = stable ? elf_table_key(path) : "";
+  bool ok = !key.empty() && cache_->load(key, e->table);
   if (ok) {
     from_cache_++;
   } else {
     ok = unwind::compile_cfi(path, e->table, why);
     compiled_++;
-    if (ok && !build_id.empty() && !e->table.rows.empty()) cache_->store(build_id, e->table);
+    stable = stable && ::stat(path.c_str(), &after) == 0 && same_file_state(before, after);
+    if (ok && stable && !key.empty() && !e->table.rows.empty()) cache_->store(key, e->table);
   }
   compile_ms_ += ms_since(t0);
   if (!ok || e->table.rows.empty()) {

@@ -1,6 +1,7 @@
-// runtime/loader/table_cache: compiled unwind tables on disk by build-id. Truth: readelf's
-// build-id note, and the table compile_cfi produces for the same file (a cached table must be
-// that table, byte for byte); a damaged or foreign cache file must never be used.
+// runtime/loader/table_cache: compiled unwind tables on disk by content (build-id + a hash of the
+// CFI). Truth: readelf's build-id note, and the table compile_cfi produces for the same file (a
+// cached table must be that table, byte for byte); a damaged or foreign cache file, or one that
+// is not ours and private (stat(2)), must never be used.
 #include "test_util.h"
 
 #include <catch2/catch.hpp>
@@ -12,6 +13,7 @@
 #include "vma-tracker/table_compiler.h"
 
 using ukstap::loader::elf_build_id;
+using ukstap::loader::elf_table_key;
 using ukstap::loader::TableCache;
 using ukstap::test::run;
 using ukstap::test::sh;
@@ -117,4 +119,79 @@ TEST_CASE("table cache: a file without a build-id has no key", "[table_cache]") 
   CHECK(readelf_build_id(prog).empty());
   CHECK(elf_build_id(prog).empty());
   CHECK(elf_build_id(dir / "missing").empty());
+}
+
+TEST_CASE("table cache: the key is the file's CFI, not the build-id it claims", "[table_cache]") {
+  TempDir dir("tcache");
+  std::string libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+  std::string id = readelf_build_id(libc);
+  REQUIRE(!id.empty());
+  // A decoy linked with libc's build-id (`ld --build-id=0x...`).
+  dir.write("d.c", "#include <unistd.h>\nint main(void) { return getppid() < 0; }\n");
+  std::string decoy = dir / "decoy";
+  REQUIRE(sh("gcc -O2 -Wl,--build-id=0x" + id + " -o '" + decoy + "' '" + dir / "d.c" + "'"));
+  REQUIRE(readelf_build_id(decoy) == id);
+  std::string lkey = elf_table_key(libc), dkey = elf_table_key(decoy);
+  CHECK(lkey.rfind(id + "-", 0) == 0);
+  CHECK(dkey.rfind(id + "-", 0) == 0);
+  CHECK(lkey != dkey);
+
+  // The same bytes elsewhere share the key (one cached table for every path); one byte changed
+  // inside .eh_frame does not.
+  std::string copy = dir / "libc-copy", patched = dir / "libc-patched";
+  REQUIRE(sh("cp '" + libc + "' '" + copy + "' && cp '" + libc + "' '" + patched + "'"));
+  CHECK(elf_table_key(copy) == lkey);
+  std::string off = run("readelf -SW '" + libc +
+                        "' | sed -n 's/.* \\.eh_frame  *PROGBITS  *[0-9a-f]*  *\\([0-9a-f]*\\) .*/\\1/p'");
+  REQUIRE(!off.empty());
+  REQUIRE(sh("printf '\\377' | dd of='" + patched + "' bs=1 seek=$((0x" + off.substr(0, off.find('\n')) +
+             " + 100)) conv=notrunc status=none"));
+  CHECK(readelf_build_id(patched) == id);
+  CHECK(elf_table_key(patched) != lkey);
+
+  // The decoy's table stored first is not what libc's key loads.
+  CfiTable dt, lt, x;
+  std::string why;
+  REQUIRE(compile_cfi(decoy, dt, why));
+  TableCache cache(dir / "cache");
+  REQUIRE(cache.store(dkey, dt));
+  CHECK_FALSE(cache.load(lkey, x));
+  REQUIRE(compile_cfi(libc, lt, why));
+  REQUIRE(cache.store(lkey, lt));
+  REQUIRE(cache.load(lkey, x));
+  CHECK(same_table(x, lt));
+  REQUIRE(cache.load(dkey, x));
+  CHECK(same_table(x, dt));
+}
+
+TEST_CASE("table cache: a file not ours and private is not read", "[table_cache]") {
+  TempDir dir("tcache");
+  std::string libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+  std::string key = elf_table_key(libc);
+  REQUIRE(!key.empty());
+  CfiTable t, x;
+  std::string why;
+  REQUIRE(compile_cfi(libc, t, why));
+  TableCache cache(dir / "cache");
+  REQUIRE(cache.store(key, t));
+  std::string path = cache.path_for(key);
+  CHECK(run("stat -c '%a %u' '" + path + "'") == "600 0\n");
+  CHECK(run("stat -c '%a' \"$(dirname '" + path + "')\"") == "700\n");
+  REQUIRE(cache.load(key, x));
+
+  SECTION("owned by another user") {
+    REQUIRE(sh("chown nobody '" + path + "'"));
+    CHECK_FALSE(cache.load(key, x));
+  }
+  SECTION("writable by others") {
+    REQUIRE(sh("chmod 0666 '" + path + "'"));
+    CHECK_FALSE(cache.load(key, x));
+  }
+  SECTION("a symlink to a good table") {
+    REQUIRE(sh("mv '" + path + "' '" + dir / "elsewhere" + "' && ln -s '" + dir / "elsewhere" + "' '" + path + "'"));
+    CHECK_FALSE(cache.load(key, x));
+    // Storing again replaces the link, it does not write through it.
+    REQUIRE(cache.store(key, t));
+    CHECK(run("stat -c %F '" + path + "'") == "regular file\n");
+  }
 }
