@@ -23,20 +23,6 @@ std::string content_hash(const std::string& bytes) {
   return h.hex();
 }
 
-// Reads all of `fd` from offset 0.
-bool read_fd(int fd, std::string& out) {
-  out.clear();
-  char buf[65536];
-  for (off_t off = 0;;) {
-    ssize_t n = ::pread(fd, buf, sizeof buf, off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    if (n == 0) return true;
-    out.append(buf, n);
-    off += n;
-  }
-}
-
 // The recorded hash of `file` in `dir`'s record, and the record's key.
 bool recorded(const std::string& dir, const std::string& file, std::string& key, std::string& hash,
               std::string& why) {
@@ -71,7 +57,7 @@ int open_checked(const std::string& dir, const std::string& file, std::string* k
     return -1;
   }
   std::string bytes;
-  if (!read_fd(fd, bytes)) {
+  if (!read_all(fd, bytes)) {
     why = "cannot read " + path + ": " + std::strerror(errno);
   } else if (content_hash(bytes) != want) {
     why = path + " does not match the hash recorded when it was compiled";

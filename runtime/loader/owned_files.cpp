@@ -2,6 +2,7 @@
 #include "loader/owned_files.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -182,6 +183,29 @@ std::string make_private_tmpdir(const std::string& prefix, std::string& why) {
     return "";
   }
   return tmpl;
+}
+
+int make_anonymous_file(const char* name, std::string& proc_path, std::string& why) {
+  int fd = ::memfd_create(name, MFD_CLOEXEC);
+  if (fd < 0) {
+    why = std::string("cannot create a memory file: ") + errno_text();
+    return -1;
+  }
+  proc_path = "/proc/self/fd/" + std::to_string(fd);
+  return fd;
+}
+
+bool read_all(int fd, std::string& out) {
+  out.clear();
+  char buf[65536];
+  for (off_t off = 0;;) {
+    ssize_t n = ::pread(fd, buf, sizeof buf, off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) return true;
+    out.append(buf, n);
+    off += n;
+  }
 }
 
 }  // namespace ukstap::loader

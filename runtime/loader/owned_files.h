@@ -45,4 +45,12 @@ bool write_private_file(const std::string& path, const std::string& data, std::s
 // else under /tmp; "" with `why` on failure.
 std::string make_private_tmpdir(const std::string& prefix, std::string& why);
 
+// A file with no name in any directory (memfd_create, close-on-exec): gone with ukstap however
+// it ends, even kill -9. `proc_path` gets "/proc/self/fd/N", a name this process may open it by
+// (not with O_NOFOLLOW: it is a /proc magic link). The fd, or -1 with `why`.
+int make_anonymous_file(const char* name, std::string& proc_path, std::string& why);
+
+// All of `fd`'s content from offset 0 (pread).
+bool read_all(int fd, std::string& out);
+
 }  // namespace ukstap::loader

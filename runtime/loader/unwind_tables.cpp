@@ -23,6 +23,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "loader/owned_files.h"
 #include "loader/table_cache.h"
 #include "loader/util.h"
 #include "unwind/stp_cfi.h"
@@ -65,13 +66,14 @@ std::string vdso_file() {
     if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2 && lo == base) len = hi - lo;
   }
   if (!len) return "";
-  int fd = ::memfd_create("ukstap-vdso", MFD_CLOEXEC);
+  std::string proc_path, why;
+  int fd = make_anonymous_file("ukstap-vdso", proc_path, why);
   if (fd < 0) return "";
   if (::write(fd, reinterpret_cast<const void*>(base), len) != (ssize_t)len) {
     ::close(fd);
     return "";
   }
-  path = "/proc/self/fd/" + std::to_string(fd);  // kept open until exit
+  path = proc_path;  // the fd stays open until exit
   return path;
 }
 

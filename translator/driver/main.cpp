@@ -2,6 +2,7 @@
 // (driver/passes.h), stopping after -p N. Exit status follows SystemTap: 0 on success,
 // 1 for bad options, a failed pass or a -l/-L without a match.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -193,22 +194,18 @@ int run(int argc, char** argv) {
   if (s.opts.profile_hz > 0) {
     profile_dest = s.opts.output_file;
     profile_format = profile_mode::format_for(s.opts);  // before -o becomes the samples file
-    char tmpl[] = "/tmp/ukstap-profile-XXXXXX";
-    int fd = ::mkstemp(tmpl);
+    // A memfd, not a /tmp file: nothing is left behind however ukstap ends (kill -9 included).
+    // Pass 5 writes it and this reads it back by the name /proc/self/fd/N.
+    int fd = ::memfd_create("ukstap-profile", MFD_CLOEXEC);
     if (fd < 0) {
       std::cerr << "ukstap: cannot create a temporary file for the samples: " << std::strerror(errno) << "\n";
       return 1;
     }
-    ::close(fd);
-    profile_tmp = tmpl;
+    profile_tmp = "/proc/self/fd/" + std::to_string(fd);  // open until exit
     s.opts.output_file = profile_tmp;
     s.opts.script_text = profile_mode::script(s.opts);
     s.opts.have_script_text = true;
   }
-  struct Unlink {
-    std::string path;
-    ~Unlink() { if (!path.empty()) ::unlink(path.c_str()); }
-  } unlink_tmp{profile_tmp};
 
   if (!s.opts.have_script_text && !check_script_file(s.opts.script_file, std::cerr)) return 1;
 
