@@ -6,21 +6,38 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <sstream>
+#include <vector>
 
+#include "loader/content_hash.h"
 #include "loader/owned_files.h"
-#include "loader/util.h"
 
 namespace ukstap::loader {
 
 namespace {
 
-constexpr const char* kMagic = "ukstap-module-sum-v1";
+constexpr const char* kMagic = "ukstap-module-sum-v1-sha256";
 
-std::string content_hash(const std::string& bytes) {
-  Hasher h;
-  h.add(bytes);
-  return h.hex();
+// SHA-256 of all of `fd` from offset 0, read in 256 KiB steps; "" when it cannot be read.
+std::string content_hash(int fd) {
+  ContentHash h;
+  static thread_local std::vector<char> buf(256 * 1024);
+  for (off_t off = 0;;) {
+    ssize_t n = ::pread(fd, buf.data(), buf.size(), off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return "";
+    if (n == 0) return h.hex();
+    h.add(buf.data(), n);
+    off += n;
+  }
+}
+
+// Objects pass 4 checked in this process, by path: pass 5 loads these descriptors without
+// hashing the bytes again (the files are private: nobody else can have changed them since).
+std::map<std::string, int>& checked_fds() {
+  static std::map<std::string, int> fds;
+  return fds;
 }
 
 // The recorded hash of `file` in `dir`'s record, and the record's key.
@@ -56,10 +73,10 @@ int open_checked(const std::string& dir, const std::string& file, std::string* k
     if (why.empty()) why = "no " + path;
     return -1;
   }
-  std::string bytes;
-  if (!read_all(fd, bytes)) {
+  std::string got = content_hash(fd);
+  if (got.empty()) {
     why = "cannot read " + path + ": " + std::strerror(errno);
-  } else if (content_hash(bytes) != want) {
+  } else if (got != want) {
     why = path + " does not match the hash recorded when it was compiled";
   } else {
     if (key_out) *key_out = key;
@@ -75,12 +92,18 @@ bool write_module_sum(const std::string& dir, const std::string& key,
                       const std::vector<std::string>& objects, std::string& why) {
   std::string text = std::string(kMagic) + " " + key + "\n";
   for (const std::string& f : objects) {
-    std::string bytes;
-    if (!read_private_file(dir + "/" + f, bytes, why)) {
+    int fd = open_private_file(dir + "/" + f, why);
+    if (fd < 0) {
       if (why.empty()) why = "no " + dir + "/" + f;
       return false;
     }
-    text += content_hash(bytes) + " " + f + "\n";
+    std::string h = content_hash(fd);
+    ::close(fd);
+    if (h.empty()) {
+      why = "cannot read " + dir + "/" + f + ": " + std::strerror(errno);
+      return false;
+    }
+    text += h + " " + f + "\n";
   }
   return write_private_file(dir + "/" + kModuleSumFile, text, why);
 }
@@ -94,10 +117,15 @@ bool check_module_sum(const std::string& dir, const std::string& key,
     std::string recorded_key;
     int fd = open_checked(dir, f, &recorded_key, why);
     if (fd < 0) return false;
-    ::close(fd);
     if (recorded_key != key) {
+      ::close(fd);
       why = dir + "/" + kModuleSumFile + " records another module";
       return false;
+    }
+    auto [it, fresh] = checked_fds().try_emplace(dir + "/" + f, fd);
+    if (!fresh) {
+      ::close(it->second);
+      it->second = fd;
     }
   }
   return true;
@@ -110,6 +138,12 @@ VerifiedObject::~VerifiedObject() {
 bool VerifiedObject::open(const std::string& path, std::string& why) {
   size_t slash = path.rfind('/');
   std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  auto it = checked_fds().find(path);
+  if (it != checked_fds().end()) {  // checked by pass 4 a moment ago
+    fd_ = it->second;
+    checked_fds().erase(it);
+    return true;
+  }
   fd_ = open_checked(dir, path.substr(slash + 1), nullptr, why);
   if (fd_ < 0 && why.empty()) why = "no " + dir + "/" + kModuleSumFile;
   return fd_ >= 0;

@@ -6,9 +6,9 @@
 // from a descriptor whose bytes it has just hashed (VerifiedObject), through /proc/self/fd/N, so
 // that no file can be swapped in between the check and dlopen or libbpf.
 //
-// The hash is loader::Hasher (128-bit FNV-1a, not cryptographic): the protection against other
-// users is that nobody else can write the files (owned_files.h); the record catches a cached
-// object that does not belong to its key (replaced, truncated, from another build).
+// The hash is SHA-256 (content_hash.h). The protection against other users is that nobody else
+// can write the files (owned_files.h); the record catches a cached object that does not belong
+// to its key (replaced, truncated, from another build).
 #pragma once
 
 #include <string>
@@ -24,7 +24,8 @@ bool write_module_sum(const std::string& dir, const std::string& key,
 
 // `dir`'s record names `key` and each of `objects` is a private file whose bytes hash as
 // recorded; false with `why` (naming the file) otherwise, `why` empty when an object or the
-// record is simply missing (a module not cached yet, or cached by an older ukstap).
+// record is simply missing (a module not cached yet, or cached by an older ukstap). The checked
+// descriptors are kept for VerifiedObject::open of the same paths (no second hashing).
 bool check_module_sum(const std::string& dir, const std::string& key,
                       const std::vector<std::string>& objects, std::string& why);
 

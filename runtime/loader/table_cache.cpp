@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "loader/content_hash.h"
 #include "loader/owned_files.h"
 #include "loader/util.h"
 #include "vma-tracker/table_compiler.h"
@@ -64,7 +65,7 @@ namespace {
 // Hashes what compile_cfi reads from `elf` (table_compiler.cpp): the executable PT_LOAD headers
 // (FDEs outside them are dropped) and the CFI sections, each by name, address, size and bytes.
 // Returns whether the file has a .debug_frame of its own.
-bool hash_cfi_inputs(Elf* elf, Hasher& h) {
+bool hash_cfi_inputs(Elf* elf, ContentHash& h) {
   size_t n = 0;
   if (elf_getphdrnum(elf, &n) == 0)
     for (size_t i = 0; i < n; ++i) {
@@ -81,7 +82,7 @@ bool hash_cfi_inputs(Elf* elf, Hasher& h) {
         (std::strcmp(name, ".eh_frame") != 0 && std::strcmp(name, ".debug_frame") != 0))
       continue;
     debug_frame |= name[1] == 'd';
-    h.add(name);
+    h.add(std::string(name));
     h.add(&sh.sh_addr, sizeof sh.sh_addr);
     h.add(&sh.sh_size, sizeof sh.sh_size);
     for (Elf_Data* d = elf_getdata(scn, nullptr); d; d = elf_getdata(scn, d))
@@ -120,14 +121,14 @@ std::string elf_table_key(const std::string& path) {
       id += b;
     }
     if (id.size() < 4) return false;
-    Hasher h;
-    h.add("cfi-inputs-v1");
+    ContentHash h;
+    h.add(std::string("cfi-inputs-v1"));
     uint64_t size = st.st_size;
     h.add(&size, sizeof size);
     if (!hash_cfi_inputs(e, h)) {
       // The table compiler then reads the build-id debug file's .debug_frame (if any).
       std::string dbg = "/usr/lib/debug/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug";
-      h.add("debug file");
+      h.add(std::string("debug file"));
       with_elf(dbg, [&](Elf* d, const struct stat&) { return hash_cfi_inputs(d, h); });
     }
     key = id + "-" + h.hex();
