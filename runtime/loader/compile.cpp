@@ -400,10 +400,14 @@ int pass4_compile(Session& s) {
     if (!ok) {
       s.diag.warning("cannot cache the module: " + why + "; using it from a private temporary directory");
       dir.clear();
+    } else if (!loader::check_module_sum(dir, key, objects, why)) {
+      dir.clear();  // a concurrent run of the same script installed other bytes: use our own
     }
   }
   if (dir.empty()) {  // this run's own copy, until ukstap exits
-    if (!loader::write_module_sum(tmp, key, objects, why)) return failed(s, why);
+    if (!loader::write_module_sum(tmp, key, objects, why) ||
+        !loader::check_module_sum(tmp, key, objects, why))
+      return failed(s, "cannot record the compiled module: " + why);
     dir = tmp;
     if (!s.opts.keep_tmpdir) {
       remove_at_exit(tmp);
