@@ -404,12 +404,14 @@ int pass4_compile(Session& s) {
       dir.clear();  // a concurrent run of the same script installed other bytes: use our own
     }
   }
-  if (dir.empty()) {  // this run's own copy, until ukstap exits
+  if (dir.empty()) {  // this run's own copy
     if (!loader::write_module_sum(tmp, key, objects, why) ||
         !loader::check_module_sum(tmp, key, objects, why))
       return failed(s, "cannot record the compiled module: " + why);
     dir = tmp;
-    if (!s.opts.keep_tmpdir) {
+    // Pass 5 loads the descriptors just checked: the directory can go now (the guard removes
+    // it), so not even a kill -9 leaves the module behind. -p4 prints its path: kept until exit.
+    if (!s.opts.keep_tmpdir && s.opts.last_pass == 4) {
       remove_at_exit(tmp);
       guard.dir.clear();
     }

@@ -1,7 +1,9 @@
 #!/bin/bash
 # The files ukstap makes for itself during a run (the copy of the vDSO its unwind-table compiler
-# reads, the --profile samples file) have no name in /tmp: a kill -9 of ukstap leaves nothing
-# behind (they are memfds, runtime/loader/unwind_tables.cpp, translator/driver/main.cpp).
+# reads, the --profile samples file, the module compiled for this run only when the cache is not
+# to be trusted) have no name in /tmp once pass 5 runs: a kill -9 of ukstap leaves nothing behind
+# (memfds: runtime/loader/unwind_tables.cpp, translator/driver/main.cpp; the module directory is
+# removed once its objects are open: runtime/loader/compile.cpp).
 #
 # Truth: the directory listing of a /tmp that only this test's ukstap can see (a private mount
 # namespace with a fresh tmpfs on /tmp, unshare(1)), and /proc/PID/fd of the running ukstap.
@@ -16,6 +18,11 @@ cat > "$T_TMP/in_private_tmp.sh" <<'EOS'
 set -u
 mount --make-rprivate / && mount -t tmpfs ukstap-temp-files /tmp || exit 99
 export XDG_CACHE_HOME=/tmp/cache
+skip_cache=(! -path '/tmp/cache/*')
+if [ "${1:-}" = untrusted ]; then  # another user's cache: the module is compiled for this run only
+  mkdir /tmp/cache && chown nobody /tmp/cache
+  skip_cache=()
+fi
 "$UKSTAP" --profile=99 -c 'sleep 120' > /dev/null 2>&1 &
 pid=$!
 child=
@@ -34,11 +41,15 @@ kill -9 "$pid"
 wait "$pid" 2> /dev/null
 kill "$child" 2> /dev/null
 echo "left in /tmp after kill -9:"
-find /tmp -mindepth 1 ! -path /tmp/cache ! -path '/tmp/cache/*' | sed 's/^/  /'
+find /tmp -mindepth 1 ! -path /tmp/cache "${skip_cache[@]}" | sed 's/^/  /'
 EOS
 t "kill -9 during a --profile run with user stacks: nothing in /tmp, before or after" 0 \
   $'fds into /tmp while running:\nleft in /tmp after kill -9:\n' '' -- \
   unshare -m env UKSTAP="$UKSTAP" bash "$T_TMP/in_private_tmp.sh"
+
+t "the same with an untrusted cache: the module compiled for the run is gone too" 0 \
+  $'fds into /tmp while running:\nleft in /tmp after kill -9:\n' '' -- \
+  unshare -m env UKSTAP="$UKSTAP" bash "$T_TMP/in_private_tmp.sh" untrusted
 
 # The same run to its end: the samples still come back (through the memfd).
 t "--profile still writes its profile" 0 '~ [0-9]+$' '' -- \
