@@ -143,11 +143,23 @@ std::string TableCache::path_for(const std::string& id) const {
          ".cfi";
 }
 
-bool TableCache::load(const std::string& id, unwind::CfiTable& out) const {
+bool TableCache::load(const std::string& id, unwind::CfiTable& out, std::string* problem) const {
   std::string p = path_for(id);
   if (p.empty()) return false;
   std::string data, why;
-  if (!read_private_file(p, data, why)) return false;  // absent, or not ours: compiled again
+  // Its directories as well as the file: ours and private (owned_files.h).
+  for (const std::string& d : {dir_ + "/cfi", dir_ + "/cfi/" + id.substr(0, 2)}) {
+    struct stat st;
+    if (::lstat(d.c_str(), &st) != 0) return false;  // nothing cached yet
+    if (!private_dir(d, why)) {
+      if (problem) *problem = why;
+      return false;
+    }
+  }
+  if (!read_private_file(p, data, why)) {  // absent, or not ours: compiled again
+    if (problem) *problem = why;
+    return false;
+  }
   Header h;
   if (data.size() < sizeof h) return false;
   std::memcpy(&h, data.data(), sizeof h);

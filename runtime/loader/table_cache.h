@@ -33,7 +33,8 @@ class TableCache {
   // `dir`: the cache root (loader::cache_dir()); "" disables the cache.
   explicit TableCache(std::string dir) : dir_(std::move(dir)) {}
   // The cached table of `key` (elf_table_key); false when there is none (or it is unusable).
-  bool load(const std::string& key, unwind::CfiTable& out) const;
+  // `why` (when given) names a cache file or directory refused as not ours and private.
+  bool load(const std::string& key, unwind::CfiTable& out, std::string* why = nullptr) const;
   // Store `t` for `key` (a private file, written under a temporary name and renamed into place).
   // False when the cache cannot be written; the run goes on without it.
   bool store(const std::string& key, const unwind::CfiTable& t) const;

@@ -200,7 +200,12 @@ bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino
   struct stat before {}, after {};
   bool stable = ::stat(path.c_str(), &before) == 0;
   std::string key = stable ? elf_table_key(path) : "";
-  bool ok = !key.empty() && cache_->load(key, e->table);
+  std::string refused;
+  bool ok = !key.empty() && cache_->load(key, e->table, &refused);
+  if (!refused.empty() && !cache_warned_) {
+    warnings.push_back("not using the cached unwind table: " + refused + "; compiling it again");
+    cache_warned_ = true;
+  }
   if (ok) {
     from_cache_++;
   } else {

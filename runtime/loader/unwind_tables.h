@@ -76,9 +76,10 @@ class UnwindTables {
   size_t pages_len_ = 0;
   uint32_t pages_cap_ = 0, pages_used_ = 0;
   double compile_ms_ = 0;
-  std::unique_ptr<TableCache> cache_;  // compiled tables on disk, by build-id
+  std::unique_ptr<TableCache> cache_;  // compiled tables on disk, by content (table_cache.h)
   size_t from_cache_ = 0, compiled_ = 0;
   bool pool_full_warned_ = false;
+  bool cache_warned_ = false;  // one warning for a cached table that is not ours and private
 };
 
 }  // namespace ukstap::loader

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Root never trusts a cache file it does not own (runtime/loader/owned_files.h, module_sum.h).
+# Root never trusts a cache file it does not own (runtime/loader/owned_files.h, module_sum.h,
+# table_cache.h).
 #
 # A planted native module (a .so whose constructor writes a marker file) is put where a root
 # ukstap would look for its cached module: in a cache directory another user owns (as under
@@ -112,5 +113,20 @@ cat "$T_TMP/planted.so" > "$Q/$REL"  # same inode, owner and mode: only the byte
 t "private cache: the module file is root's, 0600" 0 $'0 600 regular file\n' '' -- stat -c '%u %a %F' "$Q/$REL"
 run_case "a cached module with other bytes" \
   "not using the cached module: $Q/$REL does not match the hash recorded" XDG_CACHE_HOME="$Q"
+
+# --- cached unwind tables another user owns (or may write): read by no one, replaced -----
+TC="$T_TMP/tables"
+USTACK='probe syscall.getppid { if (pid() == target()) print_ubacktrace() }'
+XDG_CACHE_HOME="$TC" "$UKSTAP" -e "$USTACK" -c /bin/true > /dev/null 2>&1
+t "unwind tables: cached" 0 '' '' -- bash -c "[ -n \"\$(find '$TC/ukstap/cfi' -name '*.cfi')\" ]"
+find "$TC/ukstap/cfi" -name '*.cfi' -exec chown nobody {} +
+t "unwind tables owned by nobody: the run warns" 0 '' \
+  "~^WARNING: not using the cached unwind table: $TC/ukstap/cfi/.* is owned by uid $(id -u nobody)" -- \
+  env XDG_CACHE_HOME="$TC" "$UKSTAP" -e "$USTACK" -c /bin/true
+cp "$T_TMP/err" "$T_TMP/case.err"
+t "unwind tables owned by nobody: one warning line, nothing else" 0 '' '' -- \
+  bash -c "[ \"\$(wc -l < '$T_TMP/case.err')\" = 1 ]"
+t "unwind tables owned by nobody: all replaced by root's own 0600 files" 0 '' '' -- \
+  bash -c "[ -z \"\$(find '$TC/ukstap/cfi' -name '*.cfi' ! -user root -o -name '*.cfi' ! -perm 0600)\" ]"
 
 t_done
