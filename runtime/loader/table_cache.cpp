@@ -41,25 +41,6 @@ struct Header {
 
 }  // namespace
 
-std::string elf_build_id(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  elf_version(EV_CURRENT);
-  std::string hex;
-  if (Elf* e = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
-    const void* bits = nullptr;
-    ssize_t n = dwelf_elf_gnu_build_id(e, &bits);
-    for (ssize_t i = 0; i < n && i < 32; ++i) {
-      char b[3];
-      std::snprintf(b, sizeof b, "%02x", static_cast<const unsigned char*>(bits)[i]);
-      hex += b;
-    }
-    elf_end(e);
-  }
-  ::close(fd);
-  return hex;
-}
-
 namespace {
 
 // Hashes what compile_cfi reads from `elf` (table_compiler.cpp): the executable PT_LOAD headers
@@ -108,18 +89,33 @@ bool with_elf(const std::string& path, F use) {
   return ok;
 }
 
+std::string build_id_hex(Elf* e) {
+  std::string hex;
+  const void* bits = nullptr;
+  ssize_t n = dwelf_elf_gnu_build_id(e, &bits);
+  for (ssize_t i = 0; i < n && i < 32; ++i) {
+    char b[3];
+    std::snprintf(b, sizeof b, "%02x", static_cast<const unsigned char*>(bits)[i]);
+    hex += b;
+  }
+  return hex;
+}
+
 }  // namespace
+
+std::string elf_build_id(const std::string& path) {
+  std::string id;
+  with_elf(path, [&](Elf* e, const struct stat&) {
+    id = build_id_hex(e);
+    return true;
+  });
+  return id;
+}
 
 std::string elf_table_key(const std::string& path) {
   std::string id, key;
   with_elf(path, [&](Elf* e, const struct stat& st) {
-    const void* bits = nullptr;
-    ssize_t n = dwelf_elf_gnu_build_id(e, &bits);
-    for (ssize_t i = 0; i < n && i < 32; ++i) {
-      char b[3];
-      std::snprintf(b, sizeof b, "%02x", static_cast<const unsigned char*>(bits)[i]);
-      id += b;
-    }
+    id = build_id_hex(e);
     if (id.size() < 4) return false;
     ContentHash h;
     h.add(std::string("cfi-inputs-v1"));
