@@ -321,7 +321,9 @@ int pass4_compile(Session& s) {
     if (!why.empty()) s.diag.warning("not using the cached module: " + why + "; compiling it again");
   }
 
-  std::string tmp = loader::make_private_tmpdir("ukstap", why);
+  std::string passed_over;
+  std::string tmp = loader::make_private_tmpdir("ukstap", why, passed_over);
+  if (!passed_over.empty()) s.diag.warning(passed_over);
   if (tmp.empty()) return failed(s, why);
   struct TmpGuard {
     Session& s;

@@ -170,12 +170,14 @@ bool write_private_file(const std::string& path, const std::string& data, std::s
   return ok;
 }
 
-std::string make_private_tmpdir(const std::string& prefix, std::string& why) {
+std::string make_private_tmpdir(const std::string& prefix, std::string& why,
+                                std::string& passed_over) {
   std::string base = "/tmp";
-  if (const char* t = std::getenv("TMPDIR"); t && *t == '/') {
-    std::string ignored;
-    std::string real = trusted_real_path(t, ignored);
+  passed_over.clear();
+  if (const char* t = std::getenv("TMPDIR"); t && *t) {
+    std::string real = trusted_real_path(t, passed_over);
     if (!real.empty()) base = real;
+    else passed_over = std::string("not using TMPDIR=") + t + ": " + passed_over + "; using /tmp";
   }
   std::string tmpl = base + "/" + prefix + "XXXXXX";
   if (!::mkdtemp(tmpl.data())) {

@@ -42,8 +42,9 @@ bool read_private_file(const std::string& path, std::string& out, std::string& w
 bool write_private_file(const std::string& path, const std::string& data, std::string& why);
 
 // A private temporary directory (mkdtemp, 0700) under $TMPDIR when that passes the ancestor rule,
-// else under /tmp; "" with `why` on failure.
-std::string make_private_tmpdir(const std::string& prefix, std::string& why);
+// else under /tmp (`passed_over` then says why $TMPDIR was not used); "" with `why` on failure.
+std::string make_private_tmpdir(const std::string& prefix, std::string& why,
+                                std::string& passed_over);
 
 // A file with no name in any directory (memfd_create, close-on-exec): gone with ukstap however
 // it ends, even kill -9. `proc_path` gets "/proc/self/fd/N", a name this process may open it by

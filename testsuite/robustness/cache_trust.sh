@@ -114,6 +114,13 @@ t "private cache: the module file is root's, 0600" 0 $'0 600 regular file\n' '' 
 run_case "a cached module with other bytes" \
   "not using the cached module: $Q/$REL does not match the hash recorded" XDG_CACHE_HOME="$Q"
 
+# --- TMPDIR another user owns: root compiles elsewhere (nobody could swap the objects there) -
+N="$T_TMP/nobody-tmp"
+mkdir "$N" && chown nobody "$N"
+t "TMPDIR owned by nobody: the script runs, with one warning" 0 $'hi\n' \
+  "WARNING: not using TMPDIR=$N: $N is owned by uid $(id -u nobody), neither root nor uid 0; using /tmp"$'\n' -- \
+  env XDG_CACHE_HOME="$T_TMP/tmpdir-cache" TMPDIR="$N" "$UKSTAP" -e "$SCRIPT"
+
 # --- cached unwind tables another user owns (or may write): read by no one, replaced -----
 TC="$T_TMP/tables"
 USTACK='probe syscall.getppid { if (pid() == target()) print_ubacktrace() }'
