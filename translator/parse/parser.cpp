@@ -318,10 +318,25 @@ class Parser {
     explicit DepthGuard(Parser& p) : p(p) {
       if (++p.depth_ > kMaxNesting) {
         --p.depth_;
-        throw p.error("too many nested constructs (limit " + std::to_string(kMaxNesting) + ")");
+        throw p.error("too deeply nested: more than " + std::to_string(kMaxNesting) +
+                      " levels of nested or chained expressions and statements");
       }
     }
     ~DepthGuard() { --p.depth_; }
+  };
+  // A left-associative chain (a + b + c ...) is parsed by a loop but nests one AST level per
+  // operator, and every later pass walks the tree recursively: each operator counts as one
+  // level of nesting until the chain ends.
+  struct ChainDepth {
+    Parser& p;
+    int levels = 0;
+    explicit ChainDepth(Parser& p) : p(p) {}
+    void add() {
+      DepthGuard level(p);  // throws at the limit
+      ++p.depth_;
+      ++levels;
+    }
+    ~ChainDepth() { p.depth_ -= levels; }
   };
 
   // --- grammar
@@ -1531,9 +1546,11 @@ Expression* Parser::parse_ternary() {
 Expression* Parser::parse_logical_or() {
   Expression* op1 = parse_logical_and();
   const Token* t = peek();
+  ChainDepth chain(*this);
   while (is_op(t, "||")) {
     LogicalOrExpr* e = arena_.node<LogicalOrExpr>(t);
     e->left = op1;
+    chain.add();
     next();
     e->right = parse_logical_and();
     op1 = e;
@@ -1545,9 +1562,11 @@ Expression* Parser::parse_logical_or() {
 Expression* Parser::parse_logical_and() {
   Expression* op1 = parse_boolean(0);
   const Token* t = peek();
+  ChainDepth chain(*this);
   while (is_op(t, "&&")) {
     LogicalAndExpr* e = arena_.node<LogicalAndExpr>(t);
     e->left = op1;
+    chain.add();
     next();
     e->right = parse_boolean(0);
     op1 = e;
@@ -1562,10 +1581,12 @@ Expression* Parser::parse_boolean(int level) {
   auto sub = [&]() { return level == 2 ? parse_array_in() : parse_boolean(level + 1); };
   Expression* op1 = sub();
   const Token* t = peek();
+  ChainDepth chain(*this);
   while (is_op(t, ops[level])) {
     BinaryExpression* e = arena_.node<BinaryExpression>(t);
     e->left = op1;
     e->op = t->text;
+    chain.add();
     next();
     e->right = sub();
     op1 = e;
@@ -1626,12 +1647,14 @@ Expression* Parser::parse_comparison_or_regex_query() {
     r->regex = parse_literal_string();
     return r;
   }
+  ChainDepth chain(*this);
   while (t && t->kind == TokenKind::Operator &&
          (t->text == ">" || t->text == "<" || t->text == "==" || t->text == "!=" ||
           t->text == "<=" || t->text == ">=")) {
     ComparisonExpr* e = arena_.node<ComparisonExpr>(t);
     e->left = op1;
     e->op = t->text;
+    chain.add();
     next();
     e->right = parse_shift();
     op1 = e;
@@ -1643,10 +1666,12 @@ Expression* Parser::parse_comparison_or_regex_query() {
 Expression* Parser::parse_shift() {
   Expression* op1 = parse_concatenation();
   const Token* t = peek();
+  ChainDepth chain(*this);
   while (is_op(t, "<<") || is_op(t, ">>") || is_op(t, ">>>")) {
     BinaryExpression* e = arena_.node<BinaryExpression>(t);
     e->left = op1;
     e->op = t->text;
+    chain.add();
     next();
     e->right = parse_concatenation();
     op1 = e;
@@ -1658,9 +1683,11 @@ Expression* Parser::parse_shift() {
 Expression* Parser::parse_concatenation() {
   Expression* op1 = parse_additive();
   const Token* t = peek();
+  ChainDepth chain(*this);
   while (is_op(t, ".")) {
     ConcatenationExpr* e = arena_.node<ConcatenationExpr>(t);
     e->left = op1;
+    chain.add();
     next();
     e->right = parse_additive();
     op1 = e;
@@ -1672,10 +1699,12 @@ Expression* Parser::parse_concatenation() {
 Expression* Parser::parse_additive() {
   Expression* op1 = parse_multiplicative();
   const Token* t = peek();
+  ChainDepth chain(*this);
   while (is_op(t, "+") || is_op(t, "-")) {
     BinaryExpression* e = arena_.node<BinaryExpression>(t);
     e->left = op1;
     e->op = t->text;
+    chain.add();
     next();
     e->right = parse_multiplicative();
     op1 = e;
@@ -1687,10 +1716,12 @@ Expression* Parser::parse_additive() {
 Expression* Parser::parse_multiplicative() {
   Expression* op1 = parse_unary();
   const Token* t = peek();
+  ChainDepth chain(*this);
   while (is_op(t, "*") || is_op(t, "/") || is_op(t, "%")) {
     BinaryExpression* e = arena_.node<BinaryExpression>(t);
     e->left = op1;
     e->op = t->text;
+    chain.add();
     next();
     e->right = parse_unary();
     op1 = e;
