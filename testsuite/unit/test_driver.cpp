@@ -59,7 +59,7 @@ TEST_CASE("script text, file and arguments", "[driver]") {
 TEST_CASE("options with SystemTap meanings", "[driver]") {
   auto p = parse({"-vv", "-v", "-p", "2", "-c", "ls -l", "-o", "out.txt", "-d", "/bin/ls", "-d",
                   "/lib/libc.so.6", "--ldd", "-k", "-m", "mymod", "-DMAXSTRINGLEN=1024", "-D",
-                  "FOO", "-G", "g=5", "-I", "/tmp/tap", "-T", "2.5", "-g", "-w", "-u", "-e", "x"});
+                  "FOO", "-G", "g=5", "-I", "/tmp", "-T", "2.5", "-g", "-w", "-u", "-e", "x"});
   REQUIRE(p.cl.action == CommandLine::Action::Run);
   CHECK(p.err.empty());
   CHECK(p.opts.verbose == 3);
@@ -76,7 +76,7 @@ TEST_CASE("options with SystemTap meanings", "[driver]") {
   CHECK(p.opts.defines[1] == std::pair<std::string, std::string>{"FOO", ""});
   REQUIRE(p.opts.globals_init.size() == 1);
   CHECK(p.opts.globals_init[0] == std::pair<std::string, std::string>{"g", "5"});
-  CHECK(p.opts.include_dirs == std::vector<std::string>{"/tmp/tap"});
+  CHECK(p.opts.include_dirs == std::vector<std::string>{"/tmp"});
   CHECK(p.opts.timeout_s == Approx(2.5));
   CHECK(p.opts.guru_mode);
   CHECK(p.opts.suppress_warnings);

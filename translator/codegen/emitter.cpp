@@ -376,6 +376,10 @@ class BodyEmitter : public ast::Visitor {
     value_ = e.op == "!~" ? "((int64_t)!" + t + ")" : t;
   }
   void visit(ast::TernaryExpression& e) override {
+    if (e.folded()) {  // constant condition: the live branch only
+      value_ = eval(e.truevalue);
+      return;
+    }
     std::string cond = eval(e.condition);
     bool str = is_str(&e);
     std::string t = str ? tmp_str() : tmp_long();

@@ -318,8 +318,11 @@ class Parser {
     explicit DepthGuard(Parser& p) : p(p) {
       if (++p.depth_ > kMaxNesting) {
         --p.depth_;
-        throw p.error("too deeply nested: more than " + std::to_string(kMaxNesting) +
-                      " levels of nested or chained expressions and statements");
+        // At the token that goes one level too deep (not the last one consumed).
+        const Token* at = p.peek();
+        std::string msg = "too deeply nested: more than " + std::to_string(kMaxNesting) +
+                          " levels of nested or chained expressions and statements";
+        throw at ? p.error_at(msg, at) : p.error(msg);
       }
     }
     ~DepthGuard() { --p.depth_; }

@@ -57,7 +57,7 @@ struct PreprocEnv {
 };
 
 // Maximum nesting of expressions/statements/probe-point braces before a parse error.
-constexpr int kMaxNesting = 500;
+constexpr int kMaxNesting = 1000;
 
 // Parses one script or tapset file; reports every error through s.diag.parse_error() and
 // returns nullptr if there was any (also for an empty user script, which gets stap's
