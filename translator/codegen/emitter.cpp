@@ -13,6 +13,17 @@
 namespace ukstap::codegen {
 
 namespace {
+// Deepest nesting of brackets one generated C expression may have (BodyEmitter::eval).
+constexpr int kSpillDepth = 32;
+int bracket_depth(const std::string& c) {
+  int depth = 0, deepest = 0;
+  for (char ch : c) {
+    if (ch == '(' || ch == '[' || ch == '{') deepest = std::max(deepest, ++depth);
+    else if (ch == ')' || ch == ']' || ch == '}') --depth;
+  }
+  return deepest;
+}
+
 // A syscalls:sys_* probe whose number and record layout the dispatcher knows (tracepoint_family).
 bool dispatchable(const DerivedProbe& p) {
   return p.family == "tracepoint" && p.params.count("syscall_nr");
@@ -171,6 +182,16 @@ class BodyEmitter : public ast::Visitor {
   }
   std::string eval(ast::Expression* e) {
     e->accept(*this);
+    // A deep script expression would be as deep a C expression, and clang recurses on it
+    // (it crashed at ~1000 nested parentheses, and stops at 256 brackets by default): past
+    // kSpillDepth nested brackets a number is computed into a temporary here, where all its
+    // preparation lines have run. Statements nest in C as in the script (pass 4 raises clang's
+    // -fbracket-depth for them).
+    if (e->type != Type::String && bracket_depth(value_) > kSpillDepth) {
+      std::string t = tmp_long();
+      line(t + " = " + value_ + ";");
+      value_ = t;
+    }
     return value_;
   }
 
