@@ -42,7 +42,7 @@ TEST_CASE("c_escape: comment terminators, trigraphs, newlines and NUL are neutra
   CHECK(c_escape("plain text 1.2 (x)") == "plain text 1.2 (x)");
   CHECK(c_escape("*/") == "\\052\\057");
   CHECK(c_escape("/*") == "\\057\\052");
-  CHECK(c_escape("??/") == "\\?\\?/");  // ??/ would be a backslash under -trigraphs
+  CHECK(c_escape("?\?/") == "\\?\\?/");  // ??/ would be a backslash under -trigraphs
   CHECK(c_escape("a\\\nb") == "a\\\\\\nb");  // backslash-newline: no line splice
   CHECK(c_escape(std::string("a\0b", 3)) == "a\\000b");
   CHECK(c_escape(std::string("\0" "1", 2)) == "\\0001");  // three digits: "1" stays a 1
@@ -60,7 +60,7 @@ TEST_CASE("c_escape: every byte pair and hostile mix stays inert in a comment", 
       all += static_cast<char>(a);
       all += static_cast<char>(b);
     }
-  for (const std::string& s : {all, std::string(kHostile), std::string("??/\n*/\\\n??=")}) {
+  for (const std::string& s : {all, std::string(kHostile), std::string("?\?/\n*/\\\n?\?=")}) {
     std::string body = c_escape(s);
     CHECK(inert_in_comment(body));
   }
@@ -70,7 +70,7 @@ TEST_CASE("c_escape: clang reads the literal back as the original bytes", "[c_te
   // The compiler is the independent truth: a program printing the literal and the comment
   // must reproduce the bytes and must not see `injected`.
   test::TempDir dir("c-text");
-  std::string text = std::string(kHostile) + "\n??/\\\n" + std::string(1, '\0') + "1\xff";
+  std::string text = std::string(kHostile) + "\n?\?/\\\n" + std::string(1, '\0') + "1\xff";
   std::string c = "#include <stdio.h>\n" + c_comment(text) +
                   "\nint main(void) { static const char s[] = " + c_string_literal(text) +
                   "; fwrite(s, 1, sizeof s - 1, stdout); return 0; }\n" + c_comment(text) + "\n";
