@@ -3,10 +3,12 @@
 # front end accepts. libFuzzer cannot run clang per input (seconds each), so after the fuzz run
 # this takes the corpus inputs that `ukstap -p2` accepts, drops those whose pass-3 C is the
 # same as one already seen, and compiles the rest with `ukstap -p4` (the very clang commands of
-# pass 4) into a fresh cache, until the time budget is spent. Every input is also replayed
-# through -p3 at full size (libFuzzer truncates to -max_len): a crash there fails too.
-#   compile-check.sh UKSTAP ARTIFACT_DIR INPUT_DIR...
-#   UKSTAP_COMPILE_CHECK_TIME=SECONDS (default 50): the budget for the -p4 compiles
+# pass 4) into a fresh cache, until the time budget is spent. The inputs are replayed through
+# -p3 at full size (libFuzzer truncates seeds to -max_len): an exit other than 0 or 1 (a crash,
+# a hang) fails too. The first directory (the source tree's seeds) is always replayed whole;
+# the others (libFuzzer's corpus, thousands of files) in a shuffled order while time remains.
+#   compile-check.sh UKSTAP ARTIFACT_DIR SEED_DIR [CORPUS_DIR...]
+#   UKSTAP_COMPILE_CHECK_TIME=SECONDS (default 50): the budget of the whole check
 # Prints one line per failure and a summary; exit status 1 on any failure.
 set -u
 ukstap=$1 artifacts=$2
@@ -21,9 +23,14 @@ start=$SECONDS
 accepted=0 compiled=0 failed=0 same=0 replayed=0 skipped=0
 declare -A seen
 shopt -s nullglob
+first=1
 for dir in "$@"; do
-  for f in "$dir"/*; do
+  files=("$dir"/*)
+  [ $first = 1 ] || mapfile -t files < <(printf '%s\n' "${files[@]}" | shuf --random-source=<(yes))
+  for f in "${files[@]}"; do
     [ -f "$f" ] || continue
+    case $f in *.expected) continue ;; esac
+    if [ $first = 0 ] && [ $((SECONDS - start)) -ge "$budget" ]; then skipped=$((skipped + 1)); continue; fi
     replayed=$((replayed + 1))
     # Pass 3 at full size: exit 0 or 1 only (a signal is a crash; 124 a hang).
     rc=0
@@ -50,8 +57,9 @@ for dir in "$@"; do
       grep -m 3 -E 'error|failed' "$work/err" | sed 's/^/    /'
     fi
   done
+  first=0
 done
 echo "compile-check: $replayed inputs replayed through -p3, $accepted accepted, $same with C" \
-     "already seen, $compiled compiled with -p4 in $((SECONDS - start)) s, $skipped left for" \
-     "lack of time, $failed failed"
+     "already seen, $compiled compiled with -p4, $skipped left for lack of time," \
+     "$failed failed, in $((SECONDS - start)) s"
 [ "$failed" = 0 ]
