@@ -376,9 +376,11 @@ int pass4_compile(Session& s) {
   std::string tmp_bpf = tmp + "/" + name + ".bpf.o", tmp_so = tmp + "/" + name + ".so";
   if (want_bpf) {
     // -mcpu=v3: the runtime uses 32-bit atomics and jumps (runtime/bpf/stp_bpf.h).
+    // -fbracket-depth: clang stops at 256 nested brackets; the C of a script at the parser's
+    // nesting limit (500 levels, parse/parser.h) nests up to ~2 brackets per level.
     std::vector<std::string> argv = {clang, "-target", "bpf", "-mcpu=v3", "-O2", "-g", "-D__UKSTAP_BPF__",
                                      "-D__TARGET_ARCH_" + target_arch(), "-I" + runtime,
-                                     "-I" + vmlinux_dir};
+                                     "-I" + vmlinux_dir, "-fbracket-depth=4096"};
     if (std::string ma = multiarch_include(); !ma.empty()) argv.push_back("-idirafter" + ma);
     for (auto& d : dflags) argv.push_back(d);
     argv.insert(argv.end(), {"-c", src, "-o", tmp_bpf});

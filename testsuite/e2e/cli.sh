@@ -51,7 +51,7 @@ t "semantic error fails pass 2" 1 '' '$Pass 2: analysis failed.  [man error::pas
 t "-p2 lists the probes" 0 '~^# probes$' '' -- "$UKSTAP" -p2 -e "$OK"
 
 t "pass 3-5 options parse" 0 '~^#include "stp_runtime.h"$' '*' -- "$UKSTAP" -p3 -c 'true' -o /tmp/ukstap-cli.out -d /bin/ls --ldd -k \
-  -m mymod -T 0.5 -G g=1 -D MAXSTRINGLEN=64 -DMAXACTION=100 -I /nonexistent -g -w -u \
+  -m mymod -T 0.5 -G g=1 -D MAXSTRINGLEN=64 -DMAXACTION=100 -I "$T_TMP" -g -w -u \
   -e 'global g; probe begin { printf("%d %s\n", g, @1); exit() }' arg1
 t "-x sets target()" 0 $'1\n' '' -- "$UKSTAP" -x 1 -e 'probe begin { printf("%d\n", target()); exit() }'
 t "-p4 prints the module path" 0 '~^/.*\.(so|bpf\.o)$' '' -- "$UKSTAP" -p4 -e "$OK"

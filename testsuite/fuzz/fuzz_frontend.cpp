@@ -1,7 +1,15 @@
 // libFuzzer target for the front end: the input is a script given as with -e. It is parsed
-// (pass 1) and, when that succeeds, printed as -p1 does and elaborated (pass 2) and printed as
-// -p2 does. All diagnostics and outputs are discarded; only crashes, sanitizer reports, hangs,
-// leaks and runaway memory count.
+// (pass 1) and, when that succeeds, printed as -p1 does, elaborated (pass 2) and printed as
+// -p2 does, then translated to C (pass 3) and printed as -p3 does. All diagnostics and outputs
+// are discarded; only crashes, sanitizer reports, hangs, leaks and runaway memory count.
+// Whether the C of pass 3 compiles is checked outside libFuzzer (clang is far too slow per
+// input): testsuite/fuzz/compile-check.sh runs `ukstap -p4` on the corpus after the fuzz run.
+//
+// Structure-aware mutations (LLVMFuzzerCustomMutator below): besides libFuzzer's byte-level
+// mutations, some mutations repeat a construct many times at a random place: nested
+// parentheses, unary operators, ifs and blocks, and long operator chains, the shapes that
+// exhausted the stack of recursive passes before the parser's nesting limit
+// (parse/parser.h kMaxNesting) counted chains.
 //
 // Speed: pass1_parse() would read and parse the whole tapsets/ tree for every input (~7 exec/s
 // under ASan). Instead the input is parsed with the same parser entry points pass1_parse() uses,
@@ -19,6 +27,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <random>
 #include <iostream>
 #include <memory>
 #include <ostream>
@@ -326,7 +336,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ukstap::Session s(null_out);
   s.opts.have_script_text = true;
   s.opts.script_text.assign(reinterpret_cast<const char*>(data), size);
-  s.opts.last_pass = 2;
+  s.opts.last_pass = 3;
   s.probe_cache = shared_cache();
   try {
     bool parsed;
@@ -338,8 +348,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     if (parsed) {
       ukstap::print_pass1(s, null_out);
-      if (ukstap::pass2_elaborate(s) == 0 && s.diag.semantic_errors() == 0)
+      if (ukstap::pass2_elaborate(s) == 0 && s.diag.semantic_errors() == 0) {
         ukstap::print_pass2(s, null_out);
+        if (ukstap::pass3_translate(s) == 0) ukstap::print_pass3(s, null_out);
+      }
     }
   } catch (const ukstap::ParseError&) {
     // Passes should report through s.diag rather than throw, but escaping user errors are
@@ -347,4 +359,63 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const ukstap::SemanticError&) {
   }
   return 0;
+}
+
+namespace {
+
+// Text that nests one level per repetition (open, close) or chains one operator per repetition.
+struct Shape {
+  const char* open;
+  const char* close;
+};
+const Shape kShapes[] = {
+    {"(", ")"},         {"- ", ""},         {"!", ""},          {"~", ""},
+    {"if (1) ", ""},    {"{", "}"},         {"1 + ", ""},       {"x . ", ""},
+    {"1 ? ", " : 0"},   {"y ? ", " : 0"},   {"a[", "]"},        {"f(", ")"},
+    {"1 || ", ""},      {"1 && ", ""},      {"1 < ", ""},       {"1 << ", ""},
+    {"1 * ", ""},       {"1 | ", ""},       {"x = ", ""},       {"while (0) ", ""},
+    {"%( 1 == 1 %? ", " %)"}, {"@defined($x) ? ", " : 0"}, {"try { ", " } catch { }"},
+};
+
+// Inserts `n` copies of a shape's open text at `at` and of its close text after the next
+// `span` bytes (so the construct wraps what was there). Returns the new size.
+size_t insert_shape(uint8_t* data, size_t size, size_t max_size, std::mt19937& rng) {
+  const Shape& sh = kShapes[rng() % (sizeof kShapes / sizeof kShapes[0])];
+  // Around the nesting limit most of the time, sometimes far beyond it.
+  static const int kCounts[] = {2, 10, 100, 990, 1000, 1001, 1010, 3000};
+  int n = kCounts[rng() % (sizeof kCounts / sizeof kCounts[0])];
+  size_t open_len = std::strlen(sh.open), close_len = std::strlen(sh.close);
+  size_t at = size ? rng() % (size + 1) : 0;
+  size_t span = size > at ? rng() % (size - at + 1) : 0;
+  size_t grow = n * (open_len + close_len);
+  if (size + grow > max_size) {
+    n = static_cast<int>((max_size - size) / (open_len + close_len));
+    if (n <= 0) return size;
+    grow = n * (open_len + close_len);
+  }
+  std::string text(reinterpret_cast<const char*>(data), size);
+  std::string opens, closes;
+  for (int i = 0; i < n; ++i) {
+    opens += sh.open;
+    closes += sh.close;
+  }
+  text.insert(at + span, closes);
+  text.insert(at, opens);
+  std::memcpy(data, text.data(), text.size());
+  return text.size();
+}
+
+}  // namespace
+
+extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
+
+// One mutation in eight repeats a construct (insert_shape); the rest are libFuzzer's own.
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  std::mt19937 rng(seed);
+  if (rng() % 8 == 0) {
+    size_t n = insert_shape(data, size, max_size, rng);
+    if (n != size) return n;
+  }
+  return LLVMFuzzerMutate(data, size, max_size);
 }

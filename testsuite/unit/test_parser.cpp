@@ -692,7 +692,7 @@ TEST_CASE("robustness: deep nesting is an error, not a crash", "[parser]") {
   std::string deep = "probe begin { x = " + std::string(5000, '(') + "1" + std::string(5000, ')') + " }";
   Parsed p(deep);
   CHECK_FALSE(p.f);
-  CHECK(p.err.str().find("too many nested constructs") != std::string::npos);
+  CHECK(p.err.str().find("too deeply nested") != std::string::npos);
   std::string unary = "probe begin { x = " + std::string(5000, '-') + "1 }";
   Parsed q(unary);
   CHECK_FALSE(q.f);

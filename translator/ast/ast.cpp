@@ -154,7 +154,7 @@ void TraversingVisitor::visit(RegexMatch& e) {
 void TraversingVisitor::visit(TernaryExpression& e) {
   visit_opt(*this, e.condition);
   visit_opt(*this, e.truevalue);
-  visit_opt(*this, e.falsevalue);
+  if (!e.folded()) visit_opt(*this, e.falsevalue);
 }
 void TraversingVisitor::visit(AssignmentExpr& e) {
   visit_opt(*this, e.left);

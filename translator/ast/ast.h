@@ -116,6 +116,10 @@ struct TernaryExpression : Expression {
   Expression* condition = nullptr;
   Expression* truevalue = nullptr;
   Expression* falsevalue = nullptr;
+  // A condition pass 2 folded to a constant (@defined, literals): both branches point to the
+  // live one (passes/resolve_symbols.cpp). Walkers visit it once; nested folded ternaries
+  // would otherwise be walked 2^depth times.
+  bool folded() const { return truevalue == falsevalue; }
   void accept(Visitor& v) override;
 };
 

@@ -123,7 +123,7 @@ class Cloner : public Visitor {
     auto* n = fresh(e);
     n->condition = expr(e.condition);
     n->truevalue = expr(e.truevalue);
-    n->falsevalue = expr(e.falsevalue);
+    n->falsevalue = e.folded() ? n->truevalue : expr(e.falsevalue);
     e_ = n;
   }
   void visit(AssignmentExpr& e) override {

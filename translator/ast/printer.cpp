@@ -156,6 +156,10 @@ class Printer : public Visitor {
     expr(e.regex);
   }
   void visit(TernaryExpression& e) override {
+    if (e.folded()) {  // as stap -p2 shows a folded @defined: the live branch only
+      paren(e.truevalue);
+      return;
+    }
     paren(e.condition);
     o_ << '?';
     paren(e.truevalue);

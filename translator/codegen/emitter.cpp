@@ -1,15 +1,29 @@
 #include "codegen/emitter.h"
 
+#include "codegen/c_text.h"
+
 #include <algorithm>
 #include <functional>
 
 #include "parse/parser.h"
+#include "passes/elaborate_steps.h"
 #include "probes/cache.h"
 #include "probes/internal.h"
 
 namespace ukstap::codegen {
 
 namespace {
+// Deepest nesting of brackets one generated C expression may have (BodyEmitter::eval).
+constexpr int kSpillDepth = 32;
+int bracket_depth(const std::string& c) {
+  int depth = 0, deepest = 0;
+  for (char ch : c) {
+    if (ch == '(' || ch == '[' || ch == '{') deepest = std::max(deepest, ++depth);
+    else if (ch == ')' || ch == ']' || ch == '}') --depth;
+  }
+  return deepest;
+}
+
 // A syscalls:sys_* probe whose number and record layout the dispatcher knows (tracepoint_family).
 bool dispatchable(const DerivedProbe& p) {
   return p.family == "tracepoint" && p.params.count("syscall_nr");
@@ -26,27 +40,8 @@ const char* const kReadCtx = "#undef STP__TPREC\n#define STP__TPREC ctx\n";
 
 using ast::Type;
 
-std::string c_quote(const std::string& v) {
-  std::string o = "\"";
-  for (unsigned char ch : v) {
-    switch (ch) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      case '\r': o += "\\r"; break;
-      default:
-        if (ch < 0x20 || ch >= 0x7f) {
-          char buf[8];
-          snprintf(buf, sizeof buf, "\\%03o", ch);
-          o += buf;
-        } else {
-          o += static_cast<char>(ch);
-        }
-    }
-  }
-  return o + "\"";
-}
+// Every string literal of the generated C: codegen/c_text.h.
+std::string c_quote(const std::string& v) { return c_string_literal(v); }
 
 std::string c_long(int64_t v) {
   if (v == INT64_MIN) return "(-9223372036854775807LL - 1)";
@@ -132,11 +127,7 @@ std::string Emitter::Frame::add_temp(const std::string& ctype, const std::string
 
 Emitter::Emitter(Session& s, ModuleInfo& m) : s_(s), m_(m) {}
 
-std::string Emitter::c_name(const std::string& n) {
-  std::string o;
-  for (char ch : n) o += (isalnum(static_cast<unsigned char>(ch)) || ch == '_') ? ch : '_';
-  return o;
-}
+std::string Emitter::c_name(const std::string& n) { return c_identifier(n); }
 
 std::string Emitter::fn_c_name(const ast::Function* f) {
   std::string n = c_name(f->name);
@@ -191,6 +182,16 @@ class BodyEmitter : public ast::Visitor {
   }
   std::string eval(ast::Expression* e) {
     e->accept(*this);
+    // A deep script expression would be as deep a C expression, and clang recurses on it
+    // (it crashed at ~1000 nested parentheses, and stops at 256 brackets by default): past
+    // kSpillDepth nested brackets a number is computed into a temporary here, where all its
+    // preparation lines have run. Statements nest in C as in the script (pass 4 raises clang's
+    // -fbracket-depth for them).
+    if (e->type != Type::String && bracket_depth(value_) > kSpillDepth) {
+      std::string t = tmp_long();
+      line(t + " = " + value_ + ";");
+      value_ = t;
+    }
     return value_;
   }
 
@@ -396,6 +397,10 @@ class BodyEmitter : public ast::Visitor {
     value_ = e.op == "!~" ? "((int64_t)!" + t + ")" : t;
   }
   void visit(ast::TernaryExpression& e) override {
+    if (e.folded()) {  // constant condition: the live branch only
+      value_ = eval(e.truevalue);
+      return;
+    }
     std::string cond = eval(e.condition);
     bool str = is_str(&e);
     std::string t = str ? tmp_str() : tmp_long();
@@ -486,10 +491,8 @@ class BodyEmitter : public ast::Visitor {
         if (!type.empty() && type.back() != '*' && type.find("long") == std::string::npos &&
             type.find("struct") == std::string::npos && type.find("float") == std::string::npos &&
             type.find("double") == std::string::npos && type.find('[') == std::string::npos) {
-          std::string ctype;
-          for (char ch : type)
-            ctype += ch == ' ' || isalnum(static_cast<unsigned char>(ch)) || ch == '_' ? ch : ' ';
-          value_ = "((int64_t)(" + ctype + ")STP_URETVAL(c))";
+          std::string ctype = c_integer_type(type);
+          if (!ctype.empty()) value_ = "((int64_t)(" + ctype + ")STP_URETVAL(c))";
         }
         return;
       }
@@ -573,8 +576,8 @@ class BodyEmitter : public ast::Visitor {
           type.find("float") != std::string::npos || type.find("double") != std::string::npos ||
           type.find('[') != std::string::npos)
         unsupported("parameter " + e.name + " of type " + type, e.tok);
-      std::string ctype;
-      for (char ch : type) ctype += ch == ' ' || isalnum(static_cast<unsigned char>(ch)) || ch == '_' ? ch : ' ';
+      std::string ctype = c_integer_type(type);
+      if (ctype.empty()) unsupported("parameter " + e.name + " of type " + type, e.tok);
       return "((int64_t)(" + ctype + ")STP_UARG(c, " + std::to_string(k) + "))";
     }
     unsupported("target variable " + e.name + " (not a register parameter) at a uprobe", e.tok);
@@ -1200,9 +1203,9 @@ static std::string globals_init(Session& s) {
     }
     if (value.empty()) continue;
     if (str)
-      o << "  stp_str_copy(c, g->g_" << g->name << ", " << c_quote(value) << ");\n";
-    else
-      o << "  g->g_" << g->name << " = " << c_long(std::stoll(value, nullptr, 0)) << ";\n";
+      o << "  stp_str_copy(c, g->g_" << c_identifier(g->name) << ", " << c_quote(value) << ");\n";
+    else if (int64_t n; passes::global_option_number(value, n))  // checked in pass 2
+      o << "  g->g_" << c_identifier(g->name) << " = " << c_long(n) << ";\n";
   }
   return o.str();
 }
@@ -1219,7 +1222,7 @@ void Emitter::emit_function(ast::Function* f, bool native) {
     auto* code = static_cast<ast::EmbeddedCode*>(f->body);
     std::string ret = fr.access + ".__retvalue";
     for (auto* a : f->formal_args)
-      body << "#define STAP_ARG_" << a->name << " (" << var_access(a) << ")\n";
+      body << "#define STAP_ARG_" << c_identifier(a->name) << " (" << var_access(a) << ")\n";
     body << "#define STAP_RETVALUE " << ret << "\n";
     body << "#undef STAP_RETURN\n#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)\n";
     body << "#define STAP_FN_LOC " << location(f->tok) << "\n";
@@ -1231,7 +1234,7 @@ void Emitter::emit_function(ast::Function* f, bool native) {
         code->code.find("_stp_ksym_") != std::string::npos)
       m_.uses_kernel_stacks = true;
     body << "#undef STAP_RETURN\n#undef STAP_RETVALUE\n#undef STAP_FN_LOC\n";
-    for (auto* a : f->formal_args) body << "#undef STAP_ARG_" << a->name << "\n";
+    for (auto* a : f->formal_args) body << "#undef STAP_ARG_" << c_identifier(a->name) << "\n";
     body << "  goto out;\nout:\n  return;\n}\n#endif\n\n";
     functions_ << body.str();
     return;
@@ -1330,7 +1333,8 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
   }
   body << (info.native ? "#ifdef __UKSTAP_NATIVE__\n" : "#ifdef __UKSTAP_BPF__\n");
   if (via_dispatcher) body << kReadSysrec;
-  body << "/* " << info.pp << " */\n" << macro << "\n{\n";
+  // The probe point can hold DWARF names and paths from the traced binary: c_comment escapes.
+  body << c_comment(info.pp) << "\n" << macro << "\n{\n";
   body << "  STP_PROBE_ENTER(" << id << ");\n";
   if (via_dispatcher) body << "  stp__sysrec_fill(&c->k, ctx, " << (sys_exit ? 1 : 0) << ");\n";
   for (auto* l : p->locals)

@@ -22,6 +22,7 @@
 #include "driver/diagnostics.h"
 #include "driver/options.h"
 #include "driver/passes.h"
+#include "driver/privilege.h"
 #include "driver/profile_mode.h"
 #include "driver/session.h"
 #include "probes/provider.h"
@@ -158,6 +159,12 @@ int run(int argc, char** argv) {
     case CommandLine::Action::Help: print_usage(std::cout); return flush_stdout(0);
     case CommandLine::Action::Version: print_version(std::cout); return flush_stdout(0);
     default: break;
+  }
+  // Refused before pass 1 rather than after compiling (driver/privilege.h).
+  if (std::string why = cl.action == CommandLine::Action::Run ? privilege_problem(opts.last_pass) : "";
+      !why.empty()) {
+    std::cerr << "ukstap: " << why << "\n";
+    return 1;
   }
 
   Session s(std::cerr);

@@ -1,5 +1,7 @@
 #include "driver/options.h"
 
+#include "driver/option_checks.h"
+
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -116,6 +118,7 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
         opts.have_script_text = true;
         break;
       case 'c':
+        if (!*optarg) return usage_error("-c needs a command.");
         opts.target_cmd = optarg;
         break;
       case 'x': {
@@ -131,6 +134,8 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
         break;
       case 'd':
         if (!*optarg) return usage_error("-d needs a module or file name.");
+        if (std::string why = check_elf_object(optarg); !why.empty())
+          return usage_error("-d " + std::string(optarg) + ": " + why + ".");
         opts.d_objects.emplace_back(optarg);
         break;
       case OPT_LDD: opts.ldd = true; break;
@@ -164,6 +169,10 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
         size_t eq = d.find('=');
         std::string name = d.substr(0, eq);
         if (!is_identifier(name)) return usage_error("Invalid -D macro definition '" + d + "'.");
+        if (std::string why = check_define(name, eq == std::string::npos ? "" : d.substr(eq + 1),
+                                           eq != std::string::npos);
+            !why.empty())
+          return usage_error(why);
         opts.defines.emplace_back(name, eq == std::string::npos ? std::string() : d.substr(eq + 1));
         break;
       }
@@ -176,13 +185,16 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
         break;
       }
       case 'I':
+        if (std::string why = check_tapset_dir(optarg); !why.empty())
+          return usage_error("-I " + std::string(optarg) + ": " + why + ".");
         opts.include_dirs.emplace_back(optarg);
         break;
       case 'T': {
         errno = 0;
         char* end = nullptr;
         double t = std::strtod(optarg, &end);
-        if (!*optarg || *end != '\0' || errno != 0 || !std::isfinite(t) || t < 0.001)
+        if (!*optarg || *end != '\0' || errno != 0 || !std::isfinite(t) || t < 0.001 ||
+            t > kMaxTimeoutSeconds)
           return stap_error("Invalid timeout interval.");
         opts.timeout_s = t;
         break;

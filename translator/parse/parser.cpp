@@ -318,11 +318,24 @@ class Parser {
     explicit DepthGuard(Parser& p) : p(p) {
       if (++p.depth_ > kMaxNesting) {
         --p.depth_;
-        throw p.error("too many nested constructs (limit " + std::to_string(kMaxNesting) + ")");
+        // At the token that goes one level too deep (not the last one consumed).
+        const Token* at = p.peek();
+        std::string msg = "too deeply nested: more than " + std::to_string(kMaxNesting) +
+                          " levels of nested or chained expressions and statements";
+        throw at ? p.error_at(msg, at) : p.error(msg);
       }
     }
     ~DepthGuard() { --p.depth_; }
   };
+  // A left-associative chain (a + b + c ...) is parsed by a loop but nests one AST level per
+  // operator, and every later pass walks the tree recursively: each operator counts as one
+  // level of nesting until the chain ends (chain_level() per operator, then depth_ -= count).
+  // A plain counter, not a guard object: the parser's frames are what limits the nesting an
+  // ASan build can parse, and an error resets depth_ anyway (parse()'s recovery).
+  void chain_level() {
+    DepthGuard level(*this);  // throws at the limit
+    ++depth_;
+  }
 
   // --- grammar
   void parse_probe(StapFile* f);
@@ -1531,46 +1544,57 @@ Expression* Parser::parse_ternary() {
 Expression* Parser::parse_logical_or() {
   Expression* op1 = parse_logical_and();
   const Token* t = peek();
+  int chain = 0;
   while (is_op(t, "||")) {
     LogicalOrExpr* e = arena_.node<LogicalOrExpr>(t);
     e->left = op1;
+    chain_level();
+    ++chain;
     next();
     e->right = parse_logical_and();
     op1 = e;
     t = peek();
   }
+  depth_ -= chain;
   return op1;
 }
 
 Expression* Parser::parse_logical_and() {
   Expression* op1 = parse_boolean(0);
   const Token* t = peek();
+  int chain = 0;
   while (is_op(t, "&&")) {
     LogicalAndExpr* e = arena_.node<LogicalAndExpr>(t);
     e->left = op1;
+    chain_level();
+    ++chain;
     next();
     e->right = parse_boolean(0);
     op1 = e;
     t = peek();
   }
+  depth_ -= chain;
   return op1;
 }
 
 // level 0: '|', 1: '^', 2: '&'
 Expression* Parser::parse_boolean(int level) {
   static const char* const ops[] = {"|", "^", "&"};
-  auto sub = [&]() { return level == 2 ? parse_array_in() : parse_boolean(level + 1); };
-  Expression* op1 = sub();
+  Expression* op1 = level == 2 ? parse_array_in() : parse_boolean(level + 1);
   const Token* t = peek();
+  int chain = 0;
   while (is_op(t, ops[level])) {
     BinaryExpression* e = arena_.node<BinaryExpression>(t);
     e->left = op1;
     e->op = t->text;
+    chain_level();
+    ++chain;
     next();
-    e->right = sub();
+    e->right = level == 2 ? parse_array_in() : parse_boolean(level + 1);
     op1 = e;
     t = peek();
   }
+  depth_ -= chain;
   return op1;
 }
 
@@ -1626,76 +1650,96 @@ Expression* Parser::parse_comparison_or_regex_query() {
     r->regex = parse_literal_string();
     return r;
   }
+  int chain = 0;
   while (t && t->kind == TokenKind::Operator &&
          (t->text == ">" || t->text == "<" || t->text == "==" || t->text == "!=" ||
           t->text == "<=" || t->text == ">=")) {
     ComparisonExpr* e = arena_.node<ComparisonExpr>(t);
     e->left = op1;
     e->op = t->text;
+    chain_level();
+    ++chain;
     next();
     e->right = parse_shift();
     op1 = e;
     t = peek();
   }
+  depth_ -= chain;
   return op1;
 }
 
 Expression* Parser::parse_shift() {
   Expression* op1 = parse_concatenation();
   const Token* t = peek();
+  int chain = 0;
   while (is_op(t, "<<") || is_op(t, ">>") || is_op(t, ">>>")) {
     BinaryExpression* e = arena_.node<BinaryExpression>(t);
     e->left = op1;
     e->op = t->text;
+    chain_level();
+    ++chain;
     next();
     e->right = parse_concatenation();
     op1 = e;
     t = peek();
   }
+  depth_ -= chain;
   return op1;
 }
 
 Expression* Parser::parse_concatenation() {
   Expression* op1 = parse_additive();
   const Token* t = peek();
+  int chain = 0;
   while (is_op(t, ".")) {
     ConcatenationExpr* e = arena_.node<ConcatenationExpr>(t);
     e->left = op1;
+    chain_level();
+    ++chain;
     next();
     e->right = parse_additive();
     op1 = e;
     t = peek();
   }
+  depth_ -= chain;
   return op1;
 }
 
 Expression* Parser::parse_additive() {
   Expression* op1 = parse_multiplicative();
   const Token* t = peek();
+  int chain = 0;
   while (is_op(t, "+") || is_op(t, "-")) {
     BinaryExpression* e = arena_.node<BinaryExpression>(t);
     e->left = op1;
     e->op = t->text;
+    chain_level();
+    ++chain;
     next();
     e->right = parse_multiplicative();
     op1 = e;
     t = peek();
   }
+  depth_ -= chain;
   return op1;
 }
 
 Expression* Parser::parse_multiplicative() {
   Expression* op1 = parse_unary();
   const Token* t = peek();
+  int chain = 0;
   while (is_op(t, "*") || is_op(t, "/") || is_op(t, "%")) {
     BinaryExpression* e = arena_.node<BinaryExpression>(t);
     e->left = op1;
     e->op = t->text;
+    chain_level();
+    ++chain;
     next();
     e->right = parse_unary();
     op1 = e;
     t = peek();
   }
+  depth_ -= chain;
   return op1;
 }
 

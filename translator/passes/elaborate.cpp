@@ -160,6 +160,7 @@ int pass2_elaborate(Session& s) {
   if (auto* t = passes::timeout_probe(s)) files.push_back(t);
   files.push_back(s.user_file);
   int errors = passes::elaborate_probes(s, files, !s.opts.unoptimized);
+  if (errors == 0) errors += passes::check_global_options(s);
   if (errors == 0 && s.probes.empty()) {
     s.diag.semantic_error(SemanticError("no probes found"));
     errors = 1;

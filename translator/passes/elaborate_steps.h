@@ -41,6 +41,11 @@ int infer_types(Session& s);
 // `probe end` each (STAP-FORMATS.md §2). Returns the new derived probes.
 std::vector<DerivedProbe*> add_global_display(Session& s, const SymbolTable& symbols);
 
+// -G VAR=VALUE against the globals in use (passes/global_options.cpp).
+int check_global_options(Session& s);
+// A -G value for a long global: a whole number as scripts write them (12, -3, 0x1f, 017).
+bool global_option_number(const std::string& text, int64_t& out);
+
 // Drops assignments to locals nothing reads (when side-effect free), then unused locals,
 // functions and globals (passes/optimize.cpp). Not for -u, nor for -L listings.
 void optimize(Session& s);

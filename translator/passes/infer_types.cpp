@@ -86,7 +86,7 @@ class TypeInference : public ast::TraversingVisitor {
       if (fc->referent) set_type(fc->referent->type, fc->referent->type_tok, t, e->tok);
     } else if (auto* te = dynamic_cast<ast::TernaryExpression*>(e)) {
       expect(te->truevalue, t, tok);
-      expect(te->falsevalue, t, tok);
+      if (!te->folded()) expect(te->falsevalue, t, tok);
     } else if (auto* as = dynamic_cast<ast::AssignmentExpr*>(e)) {
       if (as->op == "=") {
         expect(as->left, t, tok);
@@ -169,7 +169,7 @@ class TypeInference : public ast::TraversingVisitor {
     if (t == Type::Unknown) t = e.truevalue->type;
     if (t == Type::Unknown) t = e.falsevalue->type;
     expect(e.truevalue, t, e.tok);
-    expect(e.falsevalue, t, e.tok);
+    if (!e.folded()) expect(e.falsevalue, t, e.tok);
     settle(e, t);
   }
   void visit(ast::AssignmentExpr& e) override {

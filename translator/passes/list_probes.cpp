@@ -9,6 +9,8 @@
 #include "passes/derive_probes.h"
 #include "passes/elaborate_steps.h"
 #include "passes/print_signatures.h"
+#include "probes/cache.h"
+#include "probes/internal.h"
 
 namespace ukstap {
 
@@ -46,7 +48,15 @@ int list_probes(Session& s, std::ostream& out) {
     }
     for (auto& d : ds) names.insert(d.alias_name ? d.alias_name->str() : d.resolved.point->str());
   }
-  if (names.empty()) return 1;
+  if (names.empty()) {
+    // stap prints nothing for no match; but when tracepoints could not even be read (an
+    // unprivileged user), say so rather than let "nothing" look like the answer.
+    const auto& cache = probes::session_cache(s);
+    if (cache.tracefs_tried && !cache.tracefs)
+      s.diag.stream() << "ukstap: no match; tracepoints were not searched: " << cache.tracefs_error
+                      << "\n";
+    return 1;
+  }
   if (!s.opts.list_with_vars) {
     for (auto& n : names) out << n << "\n";
     return 0;

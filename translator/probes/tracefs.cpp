@@ -165,6 +165,11 @@ std::string find_tracefs(std::string& why) {
       return "/sys/kernel/debug/tracing";
     why = std::string("tracefs is not mounted and mounting it on /sys/kernel/tracing failed (") +
           std::strerror(err) + ")";
+  } else if (::access("/sys/kernel/tracing", F_OK) == 0 &&
+             ::access("/sys/kernel/tracing", R_OK | X_OK) != 0) {
+    // Mounted but closed to this user (mode 0700): tracepoints need root.
+    why = "reading tracepoints needs root: /sys/kernel/tracing is not readable by uid " +
+          std::to_string(::geteuid()) + " (" + std::strerror(errno) + ")";
   } else {
     why = "tracefs is not mounted (tried /sys/kernel/tracing and /sys/kernel/debug/tracing); "
           "run as root, or mount it: mount -t tracefs nodev /sys/kernel/tracing";
