@@ -1,5 +1,6 @@
 // On-disk cache of compiled unwind tables (table_cache.h).
 #include "loader/table_cache.h"
+#include "vma-tracker/traced_file.h"
 
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
@@ -40,8 +41,15 @@ struct Header {
 }  // namespace
 
 std::string elf_build_id(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  std::string why;
+  int fd = vma::open_traced_file(path, why);  // never blocks, regular files only
   if (fd < 0) return "";
+  std::string hex = elf_build_id(fd);
+  ::close(fd);
+  return hex;
+}
+
+std::string elf_build_id(int fd) {
   elf_version(EV_CURRENT);
   std::string hex;
   if (Elf* e = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
@@ -54,7 +62,6 @@ std::string elf_build_id(const std::string& path) {
     }
     elf_end(e);
   }
-  ::close(fd);
   return hex;
 }
 

@@ -18,6 +18,8 @@ namespace ukstap::loader {
 // The GNU build-id of the ELF file at `path`, lowercase hex; "" when it has none or cannot be
 // read.
 std::string elf_build_id(const std::string& path);
+// The same from an open descriptor (kept open).
+std::string elf_build_id(int fd);
 
 class TableCache {
  public:

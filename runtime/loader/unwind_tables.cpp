@@ -29,6 +29,7 @@
 #include "vma-tracker/symbolizer.h"
 #include "vma-tracker/table_compiler.h"
 #include "vma-tracker/tracker.h"
+#include "vma-tracker/traced_file.h"
 
 namespace ukstap::loader {
 
@@ -74,10 +75,8 @@ std::string vdso_file() {
 }
 
 // p_vaddr - p_offset of the file's executable PT_LOAD (0 when unknown: the usual layout).
-int64_t exec_segment_delta(const std::string& path) {
+int64_t exec_segment_delta(int fd) {
   int64_t delta = 0;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
   elf_version(EV_CURRENT);
   if (Elf* elf = elf_begin(fd, ELF_C_READ, nullptr)) {
     size_t n = 0;
@@ -91,7 +90,6 @@ int64_t exec_segment_delta(const std::string& path) {
       }
     elf_end(elf);
   }
-  ::close(fd);
   return delta;
 }
 
@@ -117,6 +115,11 @@ UnwindTables::~UnwindTables() {
 std::vector<std::string> UnwindTables::ldd(const std::string& path) {
   // What ldd does: ask the dynamic loader to list the objects without running the program.
   std::vector<std::string> out;
+  // The loader opens the file with a blocking open(): a FIFO there would hang it and us.
+  {
+    vma::TracedFile file(path);
+    if (file.fd() < 0) return out;
+  }
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) return out;
   pid_t pid = ::fork();
@@ -183,15 +186,19 @@ bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino
   e->file_id = file_id;
   e->dev = dev;
   e->ino = ino;
-  e->delta = exec_segment_delta(path);
-  std::string why;
+  // One descriptor for everything read from the file (traced_file.h: the path may be swapped
+  // for a FIFO or another file at any moment; the build-id, the delta and the rows must all
+  // come from the same file).
+  vma::TracedFile file(path);
+  std::string why = file.why();
   auto t0 = std::chrono::steady_clock::now();
-  std::string build_id = elf_build_id(path);
-  bool ok = !build_id.empty() && cache_->load(build_id, e->table);
+  std::string build_id = file.fd() >= 0 ? elf_build_id(file.fd()) : "";
+  e->delta = file.fd() >= 0 ? exec_segment_delta(file.fd()) : 0;
+  bool ok = file.fd() >= 0 && !build_id.empty() && cache_->load(build_id, e->table);
   if (ok) {
     from_cache_++;
-  } else {
-    ok = unwind::compile_cfi(path, e->table, why);
+  } else if (file.fd() >= 0) {
+    ok = unwind::compile_cfi(file.fd(), path, e->table, why);
     compiled_++;
     if (ok && !build_id.empty() && !e->table.rows.empty()) cache_->store(build_id, e->table);
   }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +25,8 @@
 #include "driver/profile_mode.h"
 #include "driver/session.h"
 #include "probes/provider.h"
+#include "runtime/loader/interrupt.h"
+#include "vma-tracker/traced_file.h"
 
 namespace ukstap {
 namespace {
@@ -92,6 +95,26 @@ bool check_script_file(const std::string& path, std::ostream& err) {
   return ok;
 }
 
+// -d FILE: a file that exists must be a regular file ukstap can open without blocking (a FIFO
+// there hung pass 5); it is kept by its resolved path (symlinks followed once, here). A name
+// that is no file stays as given (pass 5 warns that it has no data for it).
+bool check_d_objects(Options& opts, std::ostream& err) {
+  for (std::string& d : opts.d_objects) {
+    struct stat st;
+    if (::stat(d.c_str(), &st) != 0) continue;
+    std::string why;
+    int fd = vma::open_traced_file(d, why);
+    if (fd < 0) {
+      err << "ukstap: -d: " << why << "\n";
+      return false;
+    }
+    ::close(fd);
+    char real[PATH_MAX];
+    if (::realpath(d.c_str(), real)) d = real;
+  }
+  return true;
+}
+
 int pass1_failed(Session& s) {
   s.diag.summarize_parse_errors();
   s.diag.pass_failed(1, "parse");
@@ -150,6 +173,9 @@ int flush_stdout(int rc) {
 }
 
 int run(int argc, char** argv) {
+  // SIGINT/SIGTERM end every pass promptly (runtime/loader/interrupt.h); exit status 1 before
+  // pass 5 runs the probes.
+  loader::install_interrupt_handlers();
   Options opts;
   CommandLine cl = parse_command_line(argc, argv, opts, std::cerr);
   switch (cl.action) {
@@ -211,14 +237,15 @@ int run(int argc, char** argv) {
   } unlink_tmp{profile_tmp};
 
   if (!s.opts.have_script_text && !check_script_file(s.opts.script_file, std::cerr)) return 1;
+  if (!check_d_objects(s.opts, std::cerr)) return 1;
 
-  if (run_pass1(s) != 0) return 1;
+  if (run_pass1(s) != 0 || loader::interrupted()) return 1;
   if (s.opts.last_pass == 1) {
     print_pass1(s, std::cout);
     return flush_stdout(0);
   }
 
-  if (run_pass2(s) != 0) return 1;
+  if (run_pass2(s) != 0 || loader::interrupted()) return 1;
   if (s.opts.last_pass == 2) {
     print_pass2(s, std::cout);
     return flush_stdout(0);
@@ -228,6 +255,7 @@ int run(int argc, char** argv) {
     s.diag.pass_failed(3, "translation");
     return 1;
   }
+  if (loader::interrupted()) return 1;
   if (s.opts.last_pass == 3) {
     print_pass3(s, std::cout);
     return flush_stdout(0);
@@ -235,7 +263,7 @@ int run(int argc, char** argv) {
 
   // Pass 4 reports its own failure ("Pass 4: compilation failed.") and its -v lines.
   std::cout.flush();
-  if (pass4_compile(s) != 0) return 1;
+  if (pass4_compile(s) != 0 || loader::interrupted()) return 1;
   if (s.opts.last_pass == 4) {
     // The BPF object; a script with only user-space probes (begin/end/timers) has just module.so.
     std::cout << (s.bpf_object_path.empty() ? s.native_object_path : s.bpf_object_path) << "\n";

@@ -1,0 +1,47 @@
+#!/bin/bash
+# FIFOs where ukstap reads a file (vma-tracker/traced_file.h): ukstap never blocks on them.
+#  - `-d FIFO`: one error line, exit 1 (it hung in pass 5, ignoring SIGINT/SIGTERM);
+#  - a FIFO put at the path of a library a traced program dlopen'ed (renamed away), then a
+#    probe hit in that library: the stack still prints and SIGINT ends the run at once (ukstap
+#    hung in the symbolizer's open() of the FIFO, its probes attached, deaf to signals).
+. "$(dirname "$0")/../e2e-lib.sh"
+t_require_root || { t_done; exit; }
+export XDG_CACHE_HOME="$T_TMP/cache"
+PROGS="$UKSTAP_TOP_SRCDIR/testsuite/robustness/progs"
+wait_line() { for _ in $(seq "${3:-600}"); do grep -Eq -- "$2" "$1" 2> /dev/null && return 0; sleep 0.1; done; return 1; }
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+mkfifo "$T_TMP/fifo"
+t "-d FIFO: one error line, exit 1" 1 '' \
+  "ukstap: -d: cannot read $T_TMP/fifo: it is a FIFO, not a regular file${NL:-$'\n'}" -- \
+  timeout -s KILL 60 "$UKSTAP" -d "$T_TMP/fifo" -e 'probe begin { print_ubacktrace(); exit() }'
+ln -s "$T_TMP/fifo" "$T_TMP/fifo-link"
+t "-d symlink to a FIFO: one error line, exit 1" 1 '' "~^ukstap: -d: cannot read $T_TMP/fifo-link: it is a FIFO" -- \
+  timeout -s KILL 60 "$UKSTAP" -d "$T_TMP/fifo-link" -e 'probe begin { print_ubacktrace(); exit() }'
+ln -s /bin/true "$T_TMP/true-link"
+t "-d symlink to a program: accepted" 0 $'ok\n' '' -- \
+  timeout -s KILL 60 "$UKSTAP" -d "$T_TMP/true-link" -e 'probe begin { println("ok"); exit() }'
+
+P="$T_TMP/dlopen_wait" L="$T_TMP/libfifo.so"
+if ! gcc -O1 -g -fno-omit-frame-pointer -o "$P" "$PROGS/dlopen_wait.c" -ldl 2> "$T_TMP/gcc.err" ||
+   ! gcc -O1 -g -fno-omit-frame-pointer -fPIC -shared -o "$L" "$PROGS/dlopen_lib.c" 2>> "$T_TMP/gcc.err"; then
+  echo "FAIL: cannot build the test programs"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
+fi
+"$UKSTAP" -o "$T_TMP/swap.out" -c "$P $L $T_TMP/go" \
+  -e 'probe syscall.getppid { if (pid() == target()) { println("hit"); print_ubacktrace(); println("end") } }' \
+  > "$T_TMP/swap.prog" 2> "$T_TMP/swap.err" &
+pid=$!
+wait_line "$T_TMP/swap.prog" '^loaded$'
+mv "$L" "$L.away" && mkfifo "$L" && touch "$T_TMP/go"
+wait_line "$T_TMP/swap.out" '^end$' 200  # up to 20 s (before the fix: never, ukstap hung in open())
+t0=$(now_ms); kill -INT $pid
+for _ in $(seq 100); do kill -0 $pid 2> /dev/null || break; sleep 0.1; done
+ms=$(( $(now_ms) - t0 ))
+if kill -0 $pid 2> /dev/null; then kill -KILL $pid; fi
+wait $pid
+t "library swapped for a FIFO: SIGINT ends the run within 2 s (took $ms ms)" 0 '' '' -- test $ms -lt 2000
+t "library swapped for a FIFO: the stack printed, through the program's main" 0 '~ : main\+0x' '' -- \
+  sed -n '/^hit$/,/^end$/p' "$T_TMP/swap.out"
+t "library swapped for a FIFO: its frame printed as an address in the library" 0 '~libfifo\.so' '' -- \
+  sed -n '/^hit$/,/^end$/p' "$T_TMP/swap.out"
+t_done
