@@ -16,6 +16,8 @@ std::atomic<pid_t> g_child{0};      // process group a pass waits for
 std::atomic<pid_t> g_target{0};     // the -c target's process group
 std::atomic<bool> g_exit_now{false};
 int g_wake[2] = {-1, -1};
+char g_temp[4][4096];                // files to unlink on an exit from the handler
+std::atomic<int> g_ntemp{0};
 
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<pid_t>::is_always_lock_free &&
               std::atomic<bool>::is_always_lock_free, "used from a signal handler");
@@ -32,6 +34,7 @@ void write_all(const char* s, size_t n) {
 [[noreturn]] void exit_now(const char* why, size_t len) {
   if (pid_t t = g_target.load()) ::kill(-t, SIGKILL);
   if (pid_t c = g_child.load()) ::kill(-c, SIGKILL);
+  for (int i = 0; i < g_ntemp.load(); ++i) ::unlink(g_temp[i]);
   write_all(why, len);
   ::_exit(1);
 }
@@ -107,6 +110,14 @@ void drain_wake_fd() {
   if (g_wake[0] >= 0)
     while (::read(g_wake[0], buf, sizeof buf) > 0) {
     }
+}
+
+void remove_on_exit_now(const std::string& path) {
+  int n = g_ntemp.load();
+  if (path.empty() || n >= 4 || path.size() >= sizeof g_temp[0]) return;
+  path.copy(g_temp[n], path.size());
+  g_temp[n][path.size()] = 0;
+  g_ntemp.store(n + 1);  // published after the name is complete
 }
 
 void set_waited_child_group(pid_t pgid) { g_child.store(pgid); }

@@ -12,6 +12,8 @@
 
 #include <sys/types.h>
 
+#include <string>
+
 namespace ukstap::loader {
 
 // Installs the handlers (and one for SIGCHLD that only wakes the event loop). Idempotent.
@@ -31,5 +33,7 @@ void set_target_group(pid_t pgid);
 // While on, a stop signal ends the process from the handler: exit status 1, the target group
 // killed. For phases that cannot look at interrupted() (bpf_object__load).
 void exit_on_interrupt(bool on);
+// A temporary file the handler removes when it ends the process (up to 4; "" ones ignored).
+void remove_on_exit_now(const std::string& path);
 
 }  // namespace ukstap::loader

@@ -24,6 +24,7 @@
 #include <sstream>
 
 #include "loader/table_cache.h"
+#include "loader/interrupt.h"
 #include "loader/util.h"
 #include "unwind/stp_cfi.h"
 #include "vma-tracker/symbolizer.h"
@@ -71,6 +72,7 @@ std::string vdso_file() {
   ::close(fd);
   if (!ok) return "";
   path = tmpl;
+  loader::remove_on_exit_now(path);  // also when a signal ends ukstap during the load
   return path;
 }
 

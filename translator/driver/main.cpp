@@ -227,6 +227,7 @@ int run(int argc, char** argv) {
     }
     ::close(fd);
     profile_tmp = tmpl;
+    loader::remove_on_exit_now(profile_tmp);
     s.opts.output_file = profile_tmp;
     s.opts.script_text = profile_mode::script(s.opts);
     s.opts.have_script_text = true;
