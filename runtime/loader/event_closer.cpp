@@ -8,6 +8,17 @@
 #include <climits>
 
 namespace ukstap::loader {
+namespace {
+
+// close_range, else one by one (kernels before 5.9).
+void close_fds(unsigned lo, unsigned hi) {
+  if (::close_range(lo, hi, 0) == 0) return;
+  long max = ::sysconf(_SC_OPEN_MAX);
+  unsigned top = max > 0 && max < 1 << 20 ? (unsigned)max - 1 : (1u << 16) - 1;
+  for (unsigned fd = lo; fd <= hi && fd <= top; ++fd) ::close((int)fd);
+}
+
+}  // namespace
 
 void close_events_in_background(std::vector<int>& fds) {
   if (fds.size() > 1) {
@@ -20,10 +31,10 @@ void close_events_in_background(std::vector<int>& fds) {
       ::prctl(PR_SET_NAME, "ukstap-detach");
       unsigned next = 0;
       for (int fd : fds) {
-        if ((unsigned)fd > next) ::close_range(next, (unsigned)fd - 1, 0);
+        if ((unsigned)fd > next) close_fds(next, (unsigned)fd - 1);
         next = (unsigned)fd + 1;
       }
-      ::close_range(next, UINT_MAX, 0);
+      close_fds(next, UINT_MAX);
       for (int fd : fds) ::close(fd);
       ::_exit(0);
     }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <wordexp.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -143,7 +144,8 @@ void TargetCommand::start_guardian() {
     int devnull = ::open("/dev/null", O_RDWR);
     for (int fd = 0; fd < 3; ++fd) ::dup2(devnull, fd);  // a reader of ukstap's output must not wait for us
     ::dup2(keep, 3);
-    ::close_range(4, ~0U, 0);
+    if (::close_range(4, ~0U, 0) != 0)  // kernels before 5.9
+      for (long fd = 4, max = std::min(::sysconf(_SC_OPEN_MAX), 1L << 20); fd < max; ++fd) ::close((int)fd);
     ::prctl(PR_SET_NAME, "ukstap-guard");
     char c = 0;
     ssize_t n;
