@@ -26,12 +26,18 @@ const char* kind_of(mode_t m) {
 int open_traced_file(const std::string& path, std::string& why, struct stat* out) {
   // "[vdso]"-like names and relative paths are resolved like any other: realpath fails on what
   // does not exist, which is the error to report.
+  // /proc/self/fd/N names a descriptor of ukstap's own (a memfd copy of the vDSO): nobody else
+  // can swap it, and it resolves to no path ("/memfd:... (deleted)"), so it is opened as is.
+  int nofollow = O_NOFOLLOW;
   char real[PATH_MAX];
-  if (!::realpath(path.c_str(), real)) {
+  if (path.rfind("/proc/self/fd/", 0) == 0 && path.size() < sizeof real) {
+    std::strcpy(real, path.c_str());
+    nofollow = 0;
+  } else if (!::realpath(path.c_str(), real)) {
     why = "cannot open " + path + ": " + std::strerror(errno);
     return -1;
   }
-  int fd = ::open(real, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+  int fd = ::open(real, O_RDONLY | O_NONBLOCK | nofollow | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) {
     int err = errno;
     why = "cannot open " + path + ": " +

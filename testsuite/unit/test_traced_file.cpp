@@ -2,6 +2,7 @@
 // itself (stat(2) of what the test made), not ukstap's answer.
 #include <catch2/catch.hpp>
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,4 +73,21 @@ TEST_CASE("open_traced_file: a regular file, also through a symlink, is the file
   char buf[3] = {};
   CHECK(::read(f.fd(), buf, 3) == 3);  // blocking mode again: an ordinary read
   CHECK(std::string(buf, 3) == "not");
+}
+
+TEST_CASE("open_traced_file: ukstap's own descriptors by /proc/self/fd/N (a memfd)", "[traced_file]") {
+  int m = ::memfd_create("ukstap-test", MFD_CLOEXEC);
+  REQUIRE(m >= 0);
+  REQUIRE(::write(m, "abc", 3) == 3);
+  std::string why;
+  int fd = open_traced_file("/proc/self/fd/" + std::to_string(m), why);
+  CHECK(fd >= 0);
+  struct stat a, b;
+  REQUIRE(::fstat(m, &a) == 0);
+  if (fd >= 0) {
+    REQUIRE(::fstat(fd, &b) == 0);
+    CHECK(a.st_ino == b.st_ino);
+    ::close(fd);
+  }
+  ::close(m);
 }
