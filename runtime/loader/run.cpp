@@ -559,14 +559,12 @@ bool Runner::attach_probe(const ProbeInfo& p, struct bpf_program* prog) {
       int fd = (int)::syscall(__NR_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
       if (fd < 0) return false;
       // A link owns its perf event fd (libbpf closes it when the link is destroyed); only an
-      // fd no link took is ours to close. A second reference for event_closer.h.
-      int ref = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+      // fd no link took is ours to close. (Hardware and software events are freed without a
+      // grace-period wait: no second reference, event_closer.h is for tracepoints.)
       if (!link_ok(bpf_program__attach_perf_event(prog, fd))) {
         perf_fds_.push_back(fd);
-        if (ref >= 0) ::close(ref);
         return false;
       }
-      if (ref >= 0) event_refs_.push_back(ref);
     }
     return true;
   }
