@@ -48,4 +48,25 @@ t "library swapped for a FIFO: the stack printed, through the program's main" 0 
   sed -n '/^hit$/,/^end$/p' "$T_TMP/swap.out"
 t "library swapped for a FIFO: its frame printed as an address in the library" 0 '~libfifo\.so' '' -- \
   sed -n '/^hit$/,/^end$/p' "$T_TMP/swap.out"
+# A FIFO where libdwfl looks for a stripped library's separate debug file (DIR/NAME.debug, next
+# to the library): the library keeps its path, the FIFO is what the debug-file search meets.
+S="$T_TMP/dbg/libfifo.so"
+mkdir "$T_TMP/dbg" && cp "$L.away" "$S" && strip --strip-all "$S" && mkfifo "$S.debug"
+"$UKSTAP" -o "$T_TMP/dbg.out" -c "$P $S keep" \
+  -e 'probe syscall.getppid { if (pid() == target()) { println("hit"); print_ubacktrace(); println("end") } }' \
+  > "$T_TMP/dbg.prog" 2> "$T_TMP/dbg.err" &
+pid=$!
+wait_line "$T_TMP/dbg.prog" '^called$'
+wait_line "$T_TMP/dbg.out" '^end$' 200
+t0=$(now_ms); kill -INT $pid
+for _ in $(seq 100); do kill -0 $pid 2> /dev/null || break; sleep 0.1; done
+ms=$(( $(now_ms) - t0 ))
+if kill -0 $pid 2> /dev/null; then kill -KILL $pid; fi
+wait $pid
+for f in /proc/[0-9]*/cmdline; do
+  { tr '\0' ' ' < "$f"; } 2> /dev/null | grep -q "^$P " && { f=${f#/proc/}; kill -KILL "${f%/cmdline}"; }
+done 2> /dev/null
+t "FIFO as a stripped library's debug file: SIGINT ends the run within 2 s (took $ms ms)" 0 '' '' -- test $ms -lt 2000
+t "FIFO as a stripped library's debug file: the library frame has its .dynsym name" 0 '~ : fifo_lib_call\+0x' '' -- \
+  sed -n '/^hit$/,/^end$/p' "$T_TMP/dbg.out"
 t_done
