@@ -3,6 +3,7 @@
 // functions, computes load biases and caches files.
 #include "vma-tracker/symbolizer.h"
 #include "vma-tracker/fde_ranges.h"
+#include "vma-tracker/traced_file.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -27,6 +28,7 @@ namespace ukstap::sym {
 // mapped it. The callbacks (and the debuginfo_path string they point to) must live as long as
 // the Dwfl, hence they are members and Impl is never moved.
 struct ElfFile::Impl {
+  std::string debug_root;  // for safe_find_debuginfo
   std::string debuginfo_path;
   char* debuginfo_path_c = nullptr;
   Dwfl_Callbacks callbacks{};
@@ -62,6 +64,34 @@ void main_sections(Elf* elf, bool& has_symtab, bool& has_debugdata) {
     const char* name = elf_strptr(elf, shstrndx, sh.sh_name);
     if (name && strcmp(name, ".gnu_debugdata") == 0) has_debugdata = true;
   }
+}
+
+// libdwfl looks for a separate debug file beside the traced file with a plain blocking open():
+// DIR/NAME, DIR/.debug/NAME, DEBUGROOT/DIR/NAME (NAME: the .gnu_debuglink name, else
+// BASENAME.debug). DIR may be a user's directory, and a FIFO there would block the symbolizer
+// (traced_file.h). So the candidates are looked at first (stat does not open); when one of them
+// exists and is not a regular file, only the build-id file under the debug root is searched.
+int safe_find_debuginfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
+                        const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
+                        char** debuginfo_file_name) {
+  bool hostile = false;
+  if (file_name && *userdata) {
+    const std::string& root = *static_cast<const std::string*>(*userdata);  // the debug root
+    std::string file = file_name;
+    std::string dir = file.substr(0, file.rfind('/') == std::string::npos ? 0 : file.rfind('/'));
+    std::string base_name = file.substr(file.rfind('/') == std::string::npos ? 0 : file.rfind('/') + 1);
+    std::string name = debuglink_file ? debuglink_file : base_name + ".debug";
+    for (const std::string& c : {dir + "/" + name, dir + "/.debug/" + name, root + dir + "/" + name,
+                                 root + "/" + name}) {
+      struct stat st;
+      if (stat(c.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) hostile = true;
+    }
+  }
+  if (hostile)
+    return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+                                        debuglink_crc, debuginfo_file_name);
+  return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+                                      debuglink_crc, debuginfo_file_name);
 }
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -151,7 +181,9 @@ struct Symbolizer::Impl {
   const ElfFile* vdso = nullptr;
   bool vdso_tried = false;
 
-  std::unique_ptr<ElfFile> load(const std::string& name, const std::string& path, std::string& why);
+  // Reads the file at `path` through one descriptor (traced_file.h); its fstat in `st`.
+  std::unique_ptr<ElfFile> load(const std::string& name, const std::string& path, std::string& why,
+                                struct stat* st = nullptr);
   const ElfFile* adopt(std::unique_ptr<ElfFile> f, const std::string& identity);
 };
 
@@ -164,21 +196,19 @@ static bool in_code_section(Elf* elf, GElf_Word shndx) {
 }
 
 std::unique_ptr<ElfFile> Symbolizer::Impl::load(const std::string& name, const std::string& path,
-                                                std::string& why) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    why = "cannot open " + path + ": " + strerror(errno);
-    return nullptr;
-  }
+                                                std::string& why, struct stat* st) {
+  int fd = vma::open_traced_file(path, why, st);
+  if (fd < 0) return nullptr;
   auto f = std::make_unique<ElfFile>();
   f->impl_ = std::make_unique<ElfFile::Impl>();
   ElfFile::Impl& d = *f->impl_;
+  d.debug_root = debug_root;
   // libdwfl's search path: the file's own directory and its .debug/ (for .gnu_debuglink), then
   // the debug root, which serves both ROOT/.build-id/xx/yyyy.debug and ROOT/<dir>/<debuglink>.
   d.debuginfo_path = ":.debug:" + debug_root;
   d.debuginfo_path_c = d.debuginfo_path.data();
   d.callbacks.find_elf = dwfl_build_id_find_elf;
-  d.callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+  d.callbacks.find_debuginfo = safe_find_debuginfo;
   d.callbacks.section_address = dwfl_offline_section_address;
   d.callbacks.debuginfo_path = &d.debuginfo_path_c;
   d.dwfl = dwfl_begin(&d.callbacks);
@@ -195,6 +225,9 @@ std::unique_ptr<ElfFile> Symbolizer::Impl::load(const std::string& name, const s
     why = path + ": " + dwfl_errmsg(-1);
     return nullptr;
   }
+  void** userdata = nullptr;  // safe_find_debuginfo's way back to the debug root
+  dwfl_module_info(d.mod, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+  if (userdata) *userdata = &d.debug_root;
   f->path_ = name;
 
   const unsigned char* bits = nullptr;
@@ -324,10 +357,7 @@ const ElfFile* Symbolizer::file(const std::string& path, uint64_t dev, uint64_t 
   struct stat st {};
   std::unique_ptr<ElfFile> f;
   auto t0 = std::chrono::steady_clock::now();
-  if (stat(path.c_str(), &st) != 0)
-    err = "cannot stat " + path + ": " + strerror(errno);
-  else
-    f = impl_->load(path, path, err);
+  f = impl_->load(path, path, err, &st);
   if (!f) {
     impl_->failed[key] = err;
     if (why) *why = err;

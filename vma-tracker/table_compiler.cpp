@@ -36,6 +36,7 @@
 #include "arch/stp_arch_arm64.h"
 #include "arch/stp_arch_x86_64.h"
 #include "vma-tracker/fde_ranges.h"
+#include "vma-tracker/traced_file.h"
 
 namespace ukstap::unwind {
 
@@ -64,9 +65,20 @@ struct ElfHandle {
     if (elf) elf_end(elf);
     if (fd >= 0) ::close(fd);
   }
+  std::string open_why;  // why open() found no regular file
+  // The file at `path`, opened as every traced file is (traced_file.h: never blocks, regular
+  // files only).
   bool open(const std::string& path) {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
+    fd = vma::open_traced_file(path, open_why);
+    return fd >= 0 && begin();
+  }
+  // A descriptor the caller opened (a copy is kept: the caller's stays the caller's).
+  bool adopt(int caller_fd) {
+    fd = ::fcntl(caller_fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) open_why = std::string("dup: ") + std::strerror(errno);
+    return fd >= 0 && begin();
+  }
+  bool begin() {
     elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
     return elf && elf_kind(elf) == ELF_K_ELF;
   }
@@ -493,15 +505,35 @@ void count(CfiTable& t) {
 
 }  // namespace
 
+namespace {
+bool compile_opened(ElfHandle& file, CfiTable& out, std::string& why);
+}
+
 bool compile_cfi(const std::string& path, CfiTable& out, std::string& why) {
   out = CfiTable{};
   elf_version(EV_CURRENT);
-  ElfHandle file, debug;
+  ElfHandle file;
   if (!file.open(path)) {
-    why = file.fd < 0 ? "cannot open " + path + ": " + std::strerror(errno)
-                      : "cannot read " + path + " as ELF: " + elf_errmsg(-1);
+    why = file.fd < 0 ? file.open_why : "cannot read " + path + " as ELF: " + elf_errmsg(-1);
     return false;
   }
+  return compile_opened(file, out, why);
+}
+
+bool compile_cfi(int fd, const std::string& path, CfiTable& out, std::string& why) {
+  out = CfiTable{};
+  elf_version(EV_CURRENT);
+  ElfHandle file;
+  if (!file.adopt(fd)) {
+    why = file.fd < 0 ? file.open_why : "cannot read " + path + " as ELF: " + elf_errmsg(-1);
+    return false;
+  }
+  return compile_opened(file, out, why);
+}
+
+namespace {
+bool compile_opened(ElfHandle& file, CfiTable& out, std::string& why) {
+  ElfHandle debug;
   GElf_Ehdr eh;
   if (!gelf_getehdr(file.elf, &eh) || (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64)) {
     why = "not an x86_64 or aarch64 ELF file";
@@ -600,6 +632,7 @@ bool compile_cfi(const std::string& path, CfiTable& out, std::string& why) {
   count(out);
   return true;
 }
+}  // namespace
 
 const stp_cfi_row* find_row(const CfiTable& t, uint64_t vaddr) {
   if (t.rows.empty() || vaddr < t.base || vaddr - t.base >= t.rows.back().pc) return nullptr;

@@ -40,6 +40,9 @@ struct CfiTable {
 // as ELF, is neither x86_64 nor aarch64, or its CFI spans more than 4 GiB (row pcs are 32-bit). A file without
 // any CFI gives true, no rows and a `why`.
 bool compile_cfi(const std::string& path, CfiTable& out, std::string& why);
+// The same from a descriptor the caller opened (vma/traced_file.h) and keeps; `path` only names
+// it in messages. The file is read through the descriptor only.
+bool compile_cfi(int fd, const std::string& path, CfiTable& out, std::string& why);
 
 // The row covering file vaddr `vaddr`: nullptr below base and past the end of the last FDE
 // (where the final NO_FDE row starts). Between FDEs the gap row answers.

@@ -32,6 +32,7 @@
 #include "driver/session.h"
 #include "loader/module_sum.h"
 #include "loader/owned_files.h"
+#include "loader/interrupt.h"
 #include "loader/util.h"
 
 #ifndef UKSTAP_BPF_CLANG
@@ -256,6 +257,7 @@ bool is_limit(const codegen::ModuleInfo& m, const std::string& name) {
 }
 
 int failed(Session& s, const std::string& msg) {
+  if (loader::interrupted()) return 1;  // SIGINT/SIGTERM: the compiler was killed, not wrong
   if (!msg.empty()) s.diag.fatal(msg);
   s.diag.pass_failed(4, "compilation");
   return 1;
@@ -352,6 +354,7 @@ int pass4_compile(Session& s) {
       if (s.opts.verbose > 2 && !out.empty()) s.diag.stream() << out;
       return true;
     }
+    if (loader::interrupted()) return false;  // killed on SIGINT/SIGTERM: nothing to report
     std::string msg;
     if (rc < 0) {
       msg = std::string("cannot run the compiler for the ") + what + ": " + out;

@@ -10,7 +10,6 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
-#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -40,6 +39,8 @@
 #include "codegen/module_info.h"
 #include "driver/passes.h"
 #include "driver/session.h"
+#include "loader/event_closer.h"
+#include "loader/interrupt.h"
 #include "loader/kstack_output.h"
 #include "loader/ksym.h"
 #include "loader/native_abi.h"
@@ -190,7 +191,9 @@ class Runner {
   void drain();
   void cleanup();
   std::string probe_where(const ProbeInfo& p) const;
-  bool stopping() const { return stop_ || out_.exit_requested || session_->exit_requested || errored(); }
+  bool stopping() const {
+    return stop_ || loader::interrupted() || out_.exit_requested || session_->exit_requested || errored();
+  }
   bool start_tracker();
   void start_kernel_symbols();
   void open_stack_ids();
@@ -217,16 +220,16 @@ class Runner {
   struct bpf_object* obj_ = nullptr;
   std::vector<struct bpf_link*> links_;
   std::vector<int> perf_fds_;
+  std::vector<int> event_refs_;  // one more reference to each linked perf event (event_closer.h)
+  std::string tracefs_;
   int stats_fd_ = -1;  // -vv: BPF run-time statistics enabled while this fd is open
   struct ring_buffer* rb_ = nullptr;
   void* so_ = nullptr;
   loader::NativeApi api_;
   std::vector<std::pair<void*, size_t>> mmaps_;
-  int sigfd_ = -1, epfd_ = -1;
+  int epfd_ = -1;
   bool stop_ = false;
   int max_errors_ = 0;
-  sigset_t old_mask_;
-  bool mask_set_ = false;
   std::map<int, const ProbeInfo*> by_id_;
   struct stp_config config_ {};
   struct stp_session local_session_ {};
@@ -498,7 +501,32 @@ bool Runner::attach_probe(const ProbeInfo& p, struct bpf_program* prog) {
     return bpf_map_update_elem(bpf_map__fd(arr), &key, &fd, BPF_ANY) == 0;
   }
   if (p.family == "tracepoint") {
-    return link_ok(bpf_program__attach_tracepoint(prog, param(p, "system"), param(p, "event")));
+    // The perf event opened here, as libbpf's attach_tracepoint opens it, so that ukstap holds
+    // a reference of its own (event_closer.h: detaching then does not wait for the kernel).
+    std::string id;
+    if (!loader::read_file(tracefs_ + "/events/" + param(p, "system") + "/" + param(p, "event") + "/id", id)) {
+      errno = errno ? errno : ENOENT;
+      return false;
+    }
+    struct perf_event_attr attr;
+    std::memset(&attr, 0, sizeof attr);
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_TRACEPOINT;
+    attr.config = std::strtoull(id.c_str(), nullptr, 10);
+    attr.sample_period = 1;
+    attr.wakeup_events = 1;
+    int fd = (int)::syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0) return false;
+    int ref = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (!link_ok(bpf_program__attach_perf_event(prog, fd))) {
+      int err = errno;
+      ::close(fd);
+      if (ref >= 0) ::close(ref);
+      errno = err;
+      return false;
+    }
+    if (ref >= 0) event_refs_.push_back(ref);
+    return true;
   }
   if (p.family == "uprobe") {
     LIBBPF_OPTS(bpf_uprobe_opts, uo);
@@ -545,7 +573,8 @@ bool Runner::attach_probe(const ProbeInfo& p, struct bpf_program* prog) {
       int fd = (int)::syscall(__NR_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
       if (fd < 0) return false;
       // A link owns its perf event fd (libbpf closes it when the link is destroyed); only an
-      // fd no link took is ours to close.
+      // fd no link took is ours to close. (Hardware and software events are freed without a
+      // grace-period wait: no second reference, event_closer.h is for tracepoints.)
       if (!link_ok(bpf_program__attach_perf_event(prog, fd))) {
         perf_fds_.push_back(fd);
         return false;
@@ -566,7 +595,7 @@ bool Runner::attach_all() {
     if (!p.native && p.family == "tracepoint") need_tracefs = true;
   if (need_tracefs) {
     std::string why;
-    if (probes::find_tracefs(why).empty()) {
+    if ((tracefs_ = probes::find_tracefs(why)).empty()) {
       fail("tracefs is not available: " + why);
       return false;
     }
@@ -577,6 +606,7 @@ bool Runner::attach_all() {
     if (std::sscanf(bpf_program__name(prog), "stp_probe_%d", &id) != 1 || !by_id_.count(id)) continue;
     const ProbeInfo& p = *by_id_[id];
     if (p.native) continue;
+    if (loader::interrupted()) return false;  // SIGINT/SIGTERM: stop here, detach what is attached
     if (!attach_probe(p, prog)) {
       int err = errno ? errno : EINVAL;
       fail("cannot attach " + probe_where(p) + ": " + std::strerror(err) +
@@ -677,19 +707,10 @@ void Runner::event_loop() {
     struct epoll_event evs[4];
     int n = ::epoll_wait(epfd_, evs, 4, timeout);
     if (n < 0 && errno != EINTR) break;
-    for (int i = 0; i < n; i++) {
-      if (evs[i].data.fd == sigfd_) {
-        struct signalfd_siginfo si;
-        while (::read(sigfd_, &si, sizeof si) == sizeof si) {
-          if (si.ssi_signo == SIGCHLD) {
-            if (have_cmd_ && target_.reap()) stop_ = true;
-            // other children (compilers) are reaped by their owners
-          } else {
-            stop_ = true;
-          }
-        }
-      }
-    }
+    for (int i = 0; i < n; i++)
+      if (evs[i].data.fd == loader::wake_fd()) loader::drain_wake_fd();  // a signal: see below
+    if (loader::interrupted()) stop_ = true;
+    if (have_cmd_ && target_.reap()) stop_ = true;  // SIGCHLD woke us, or the 20 ms tick
     if (tracker_) tracker_->drain();  // keep the side-band rings from overflowing
     if (rb_) ring_buffer__consume(rb_);
     now = now_ns();
@@ -921,6 +942,8 @@ void Runner::detach() {
   for (auto& t : pool) t.join();
   links_.clear();
   perf_fds_.clear();
+  // The programs have left their events; the events' own tear-down goes on without us.
+  loader::close_events_in_background(event_refs_);
 }
 
 void Runner::drain() {
@@ -930,6 +953,7 @@ void Runner::drain() {
 
 void Runner::cleanup() {
   detach();
+  if (have_cmd_) target_.end_tree();
   if (rb_) ring_buffer__free(rb_);
   rb_ = nullptr;
   if (so_) ::dlclose(so_);
@@ -938,24 +962,19 @@ void Runner::cleanup() {
   mmaps_.clear();
   if (obj_) bpf_object__close(obj_);
   obj_ = nullptr;
-  if (sigfd_ >= 0) ::close(sigfd_);
   if (epfd_ >= 0) ::close(epfd_);
-  sigfd_ = epfd_ = -1;
-  if (mask_set_) ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
-  mask_set_ = false;
+  epfd_ = -1;
 }
 
 int Runner::run() {
   for (auto& p : m_.probes) by_id_[p.id] = &p;
 
-  // Signals go through a signalfd; blocked before the target is forked (the child unblocks).
-  sigset_t mask;
-  sigemptyset(&mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&mask, sig);
-  ::sigprocmask(SIG_BLOCK, &mask, &old_mask_);
-  mask_set_ = true;
+  // Signals are never blocked (loader/interrupt.h): until the probes are being attached a
+  // SIGINT/SIGTERM ends the process from its handler (nothing is attached, the kernel frees
+  // what ukstap held); from then on the attach loop and the event loop look at interrupted().
+  loader::install_interrupt_handlers();
+  loader::exit_on_interrupt(true);
   ::signal(SIGPIPE, SIG_IGN);
-  sigfd_ = ::signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 
   std::string why;
   if (!out_.open(s_.opts.output_file, why)) return fail(why);
@@ -968,6 +987,7 @@ int Runner::run() {
     if (!target_.fork_parked(why)) return fail(why);
     have_cmd_ = true;
     target_pid_ = target_.pid();
+    loader::set_target_group(target_pid_);  // killed with ukstap's emergency exit
   } else if (s_.opts.target_pid > 0) {
     if (::kill(s_.opts.target_pid, 0) != 0 && errno == ESRCH) {
       s_.diag.fatal("cannot follow process " + std::to_string(s_.opts.target_pid) + " (-x): no such process");
@@ -1012,13 +1032,21 @@ int Runner::run() {
   // -vv: the kernel's per-program run counts and run time (BPF_ENABLE_STATS; on only while
   // ukstap holds the fd, so other tracers are not slowed after it exits).
   if (s_.opts.verbose > 1) stats_fd_ = bpf_enable_stats(BPF_STATS_RUN_TIME);
-  if (!attach_all()) return 1;
+  loader::exit_on_interrupt(false);  // from here on, detach before exiting
+  if (!attach_all()) {
+    if (!loader::interrupted()) return 1;
+    // SIGINT/SIGTERM while attaching: no begin probe ran, so no end probe runs; what is
+    // attached is detached, the parked target let go.
+    detach();
+    if (have_cmd_) target_.end_tree();
+    return 1;
+  }
 
   epfd_ = ::epoll_create1(EPOLL_CLOEXEC);
   struct epoll_event ev{};
   ev.events = EPOLLIN;
-  ev.data.fd = sigfd_;
-  ::epoll_ctl(epfd_, EPOLL_CTL_ADD, sigfd_, &ev);
+  ev.data.fd = loader::wake_fd();
+  ::epoll_ctl(epfd_, EPOLL_CTL_ADD, loader::wake_fd(), &ev);
   if (rb_) {
     int rfd = ring_buffer__epoll_fd(rb_);
     ev.data.fd = rfd;
@@ -1066,8 +1094,9 @@ int Runner::run() {
   if (errors > 0) rc = 1;
 
   if (have_cmd_) {
-    if (!target_.exited()) target_.kill_and_reap();
-    else {
+    bool by_itself = target_.exited();  // it ended before the run did
+    target_.end_tree();                 // what is left of its process tree goes
+    if (by_itself) {
       int st = target_.status();
       if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
         s_.diag.stream() << "WARNING: Child process exited with status " << WEXITSTATUS(st) << "\n";

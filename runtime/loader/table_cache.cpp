@@ -15,6 +15,7 @@
 #include "loader/owned_files.h"
 #include "loader/util.h"
 #include "vma-tracker/table_compiler.h"
+#include "vma-tracker/traced_file.h"
 
 namespace ukstap::loader {
 
@@ -72,11 +73,10 @@ bool hash_cfi_inputs(Elf* elf, ContentHash& h) {
   return debug_frame;
 }
 
-// Opens `path` with libelf: calls `use(elf, st)`; false when it cannot be read as ELF.
+// Reads the file open on `fd` with libelf (the descriptor stays open): calls `use(elf, st)`;
+// false when it is not a regular ELF file.
 template <typename F>
-bool with_elf(const std::string& path, F use) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return false;
+bool with_elf(int fd, F use) {
   struct stat st;
   bool ok = false;
   elf_version(EV_CURRENT);
@@ -85,6 +85,17 @@ bool with_elf(const std::string& path, F use) {
       ok = elf_kind(e) == ELF_K_ELF && use(e, st);
       elf_end(e);
     }
+  return ok;
+}
+
+// The same for the file at `path`, opened as a traced file (traced_file.h: never blocks, regular
+// files only).
+template <typename F>
+bool with_elf(const std::string& path, F use) {
+  std::string why;
+  int fd = vma::open_traced_file(path, why);
+  if (fd < 0) return false;
+  bool ok = with_elf(fd, use);
   ::close(fd);
   return ok;
 }
@@ -103,18 +114,22 @@ std::string build_id_hex(Elf* e) {
 
 }  // namespace
 
-std::string elf_build_id(const std::string& path) {
+namespace {
+
+template <typename Source>
+std::string build_id_of(const Source& file) {
   std::string id;
-  with_elf(path, [&](Elf* e, const struct stat&) {
+  with_elf(file, [&](Elf* e, const struct stat&) {
     id = build_id_hex(e);
     return true;
   });
   return id;
 }
 
-std::string elf_table_key(const std::string& path) {
+template <typename Source>
+std::string table_key_of(const Source& file) {
   std::string id, key;
-  with_elf(path, [&](Elf* e, const struct stat& st) {
+  with_elf(file, [&](Elf* e, const struct stat& st) {
     id = build_id_hex(e);
     if (id.size() < 4) return false;
     ContentHash h;
@@ -132,6 +147,13 @@ std::string elf_table_key(const std::string& path) {
   });
   return key;
 }
+
+}  // namespace
+
+std::string elf_build_id(const std::string& path) { return build_id_of(path); }
+std::string elf_build_id(int fd) { return build_id_of(fd); }
+std::string elf_table_key(const std::string& path) { return table_key_of(path); }
+std::string elf_table_key(int fd) { return table_key_of(fd); }
 
 std::string TableCache::path_for(const std::string& id) const {
   if (dir_.empty() || id.size() < 4) return "";

@@ -21,12 +21,16 @@ namespace ukstap::loader {
 // The GNU build-id of the ELF file at `path`, lowercase hex; "" when it has none or cannot be
 // read.
 std::string elf_build_id(const std::string& path);
+// The same from an open descriptor (kept open).
+std::string elf_build_id(int fd);
 
 // The cache key of the unwind table compiled from the ELF file at `path`: "<build-id>-<hash>",
 // the hash (SHA-256, content_hash.h: the file may be another user's) over the file's size, its executable PT_LOAD headers, its .eh_frame and .debug_frame
 // (address, size, bytes) and, when it has no .debug_frame, the .debug_frame of the build-id debug
 // file the table compiler then reads. "" when it has no build-id or cannot be read.
 std::string elf_table_key(const std::string& path);
+// The same from an open descriptor (kept open).
+std::string elf_table_key(int fd);
 
 class TableCache {
  public:

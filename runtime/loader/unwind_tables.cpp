@@ -25,11 +25,13 @@
 
 #include "loader/owned_files.h"
 #include "loader/table_cache.h"
+#include "loader/interrupt.h"
 #include "loader/util.h"
 #include "unwind/stp_cfi.h"
 #include "vma-tracker/symbolizer.h"
 #include "vma-tracker/table_compiler.h"
 #include "vma-tracker/tracker.h"
+#include "vma-tracker/traced_file.h"
 
 namespace ukstap::loader {
 
@@ -78,10 +80,8 @@ std::string vdso_file() {
 }
 
 // p_vaddr - p_offset of the file's executable PT_LOAD (0 when unknown: the usual layout).
-int64_t exec_segment_delta(const std::string& path) {
+int64_t exec_segment_delta(int fd) {
   int64_t delta = 0;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
   elf_version(EV_CURRENT);
   if (Elf* elf = elf_begin(fd, ELF_C_READ, nullptr)) {
     size_t n = 0;
@@ -95,7 +95,6 @@ int64_t exec_segment_delta(const std::string& path) {
       }
     elf_end(elf);
   }
-  ::close(fd);
   return delta;
 }
 
@@ -125,6 +124,11 @@ UnwindTables::~UnwindTables() {
 std::vector<std::string> UnwindTables::ldd(const std::string& path) {
   // What ldd does: ask the dynamic loader to list the objects without running the program.
   std::vector<std::string> out;
+  // The loader opens the file with a blocking open(): a FIFO there would hang it and us.
+  {
+    vma::TracedFile file(path);
+    if (file.fd() < 0) return out;
+  }
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) return out;
   pid_t pid = ::fork();
@@ -191,15 +195,19 @@ bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino
   e->file_id = file_id;
   e->dev = dev;
   e->ino = ino;
-  e->delta = exec_segment_delta(path);
-  std::string why;
+  // One descriptor for everything read from the file (traced_file.h: the path may be swapped
+  // for a FIFO or another file at any moment; the build-id, the delta and the rows must all
+  // come from the same file).
+  vma::TracedFile file(path);
+  std::string why = file.why();
   auto t0 = std::chrono::steady_clock::now();
-  // The key is read from the file before the compiler reads it again: a file that changed in
-  // between (another inode, size, mtime or ctime) may have given the key of other bytes, so its
-  // table is used for this run but not cached.
+  // The key is read from the descriptor the compiler reads next: a file that changed in between
+  // (size, mtime or ctime of the open file) may have given the key of other bytes, so its table
+  // is used for this run but not cached.
   struct stat before {}, after {};
-  bool stable = ::stat(path.c_str(), &before) == 0;
-  std::string key = stable ? elf_table_key(path) : "";
+  bool stable = file.fd() >= 0 && ::fstat(file.fd(), &before) == 0;
+  std::string key = stable ? elf_table_key(file.fd()) : "";
+  e->delta = file.fd() >= 0 ? exec_segment_delta(file.fd()) : 0;
   std::string refused;
   bool ok = !key.empty() && cache_->load(key, e->table, &refused);
   if (!refused.empty() && !cache_warned_) {
@@ -208,10 +216,10 @@ bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino
   }
   if (ok) {
     from_cache_++;
-  } else {
-    ok = unwind::compile_cfi(path, e->table, why);
+  } else if (file.fd() >= 0) {
+    ok = unwind::compile_cfi(file.fd(), path, e->table, why);
     compiled_++;
-    stable = stable && ::stat(path.c_str(), &after) == 0 && same_file_state(before, after);
+    stable = stable && ::fstat(file.fd(), &after) == 0 && same_file_state(before, after);
     if (ok && stable && !key.empty() && !e->table.rows.empty()) cache_->store(key, e->table);
   }
   compile_ms_ += ms_since(t0);

@@ -1,16 +1,20 @@
 #include "loader/util.h"
+#include "loader/interrupt.h"
 
 #include "loader/owned_files.h"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -32,6 +36,10 @@ int run_command(const std::vector<std::string>& argv, std::string& output) {
     return -1;
   }
   if (pid == 0) {
+    // Its own process group: on SIGINT/SIGTERM ukstap ends the compiler and whatever it started
+    // (gcc's cc1, as, ld) as one (interrupt.h), and the terminal's ^C reaches ukstap only.
+    ::setpgid(0, 0);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::signal(sig, SIG_DFL);
     ::dup2(pfd[1], 1);
     ::dup2(pfd[1], 2);
     int devnull = ::open("/dev/null", O_RDONLY);
@@ -43,18 +51,38 @@ int run_command(const std::vector<std::string>& argv, std::string& output) {
     std::fprintf(stderr, "cannot run %s: %s\n", av[0], std::strerror(errno));
     ::_exit(127);
   }
+  ::setpgid(pid, pid);  // also here: the handler may signal the group before the child runs
+  set_waited_child_group(pid);
   ::close(pfd[1]);
+  // Read until every process of the group has closed the pipe. Once interrupted, the group had
+  // SIGTERM (from the handler, or here when the signal came before the group was known); what
+  // is left of it 500 ms later gets SIGKILL.
   char buf[8192];
+  bool termed = false;
+  std::chrono::steady_clock::time_point kill_at;
   for (;;) {
+    if (interrupted() && !termed) {
+      ::kill(-pid, SIGTERM);
+      termed = true;
+      kill_at = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+    }
+    if (termed && std::chrono::steady_clock::now() >= kill_at) ::kill(-pid, SIGKILL);
+    struct pollfd p = {pfd[0], POLLIN, 0};
+    int r = ::poll(&p, 1, 100);
+    if (r <= 0) continue;  // timeout or EINTR: look at the signals again
     ssize_t n = ::read(pfd[0], buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     output.append(buf, n);
   }
   ::close(pfd[0]);
+  // A straggler that closed its output; before the reap, while the group's id is still held by
+  // its leader (alive or a zombie) and cannot name another group.
+  if (termed) ::kill(-pid, SIGKILL);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  set_waited_child_group(0);
   if (WIFEXITED(status)) return WEXITSTATUS(status) == 127 && output.find("cannot run ") == 0 ? -1 : WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }

@@ -464,13 +464,25 @@ static void stp_n_map_delete(struct stp_common *ck, struct stp_nmap *m, const vo
   (void)ck;
   if (m->fd >= 0) bpf_map_delete_elem(m->fd, key);
 }
+/* `delete MAP`: the keys present now are walked once, then deleted. Deleting "the first key"
+ * until none is left never ended while a kernel probe kept re-inserting a key (a syscall probe's
+ * p[1]++ runs on the very syscalls the loop makes): the timer probe spun, -T and SIGINT were
+ * never looked at. The walk is bounded by the map's size (a hash walk restarts from its first
+ * key when the previous one was deleted meanwhile); entries inserted during the walk may stay,
+ * as with an insertion right after the delete. */
 static void stp_n_map_clear(struct stp_common *ck, struct stp_nmap *m)
 {
-  unsigned char k[4096];
+  size_t cap = m->max_entries > 0 ? (size_t)m->max_entries : 1, n = 0, i;
+  unsigned char *keys;
   (void)ck;
-  if (m->fd < 0 || m->key_size > sizeof k) return;
-  while (bpf_map_get_next_key(m->fd, NULL, k) == 0)
-    if (bpf_map_delete_elem(m->fd, k) != 0) break;
+  if (m->fd < 0 || !m->key_size) return;
+  keys = malloc(cap * m->key_size);
+  if (!keys) return;
+  while (n < cap && bpf_map_get_next_key(m->fd, n ? keys + (n - 1) * m->key_size : NULL,
+                                         keys + n * m->key_size) == 0)
+    n++;
+  for (i = 0; i < n; i++) bpf_map_delete_elem(m->fd, keys + i * m->key_size);
+  free(keys);
 }
 
 #define stp_map_get(c, NAME, key, val) stp_n_map_get(&(c)->k, &stp_nmap_##NAME, (key), (val))

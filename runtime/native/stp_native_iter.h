@@ -82,7 +82,10 @@ static void stp_n_iter_begin(struct stp_common *ck, struct stp_iter *it, struct 
   keys = malloc(cap * m->key_size);
   vals = malloc(cap * m->value_size);
   if (m->percpu) percpu = malloc((size_t)stp_n_nr_cpus() * stride);
+  /* At most max_entries keys: a hash walk restarts from the first key when the previous one
+   * was deleted meanwhile (a kernel probe's delete), and must not go round for ever. */
   for (;;) {
+    if (m->max_entries > 0 && n >= (size_t)m->max_entries) break;
     if (n == cap) {
       cap *= 2;
       keys = realloc(keys, cap * m->key_size);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +27,7 @@
 #include "driver/profile_mode.h"
 #include "driver/session.h"
 #include "probes/provider.h"
+#include "runtime/loader/interrupt.h"
 
 namespace ukstap {
 namespace {
@@ -152,6 +154,9 @@ int flush_stdout(int rc) {
 }
 
 int run(int argc, char** argv) {
+  // SIGINT/SIGTERM end every pass promptly (runtime/loader/interrupt.h); exit status 1 before
+  // pass 5 runs the probes.
+  loader::install_interrupt_handlers();
   Options opts;
   CommandLine cl = parse_command_line(argc, argv, opts, std::cerr);
   switch (cl.action) {
@@ -216,13 +221,13 @@ int run(int argc, char** argv) {
 
   if (!s.opts.have_script_text && !check_script_file(s.opts.script_file, std::cerr)) return 1;
 
-  if (run_pass1(s) != 0) return 1;
+  if (run_pass1(s) != 0 || loader::interrupted()) return 1;
   if (s.opts.last_pass == 1) {
     print_pass1(s, std::cout);
     return flush_stdout(0);
   }
 
-  if (run_pass2(s) != 0) return 1;
+  if (run_pass2(s) != 0 || loader::interrupted()) return 1;
   if (s.opts.last_pass == 2) {
     print_pass2(s, std::cout);
     return flush_stdout(0);
@@ -232,6 +237,7 @@ int run(int argc, char** argv) {
     s.diag.pass_failed(3, "translation");
     return 1;
   }
+  if (loader::interrupted()) return 1;
   if (s.opts.last_pass == 3) {
     print_pass3(s, std::cout);
     return flush_stdout(0);
@@ -239,7 +245,7 @@ int run(int argc, char** argv) {
 
   // Pass 4 reports its own failure ("Pass 4: compilation failed.") and its -v lines.
   std::cout.flush();
-  if (pass4_compile(s) != 0) return 1;
+  if (pass4_compile(s) != 0 || loader::interrupted()) return 1;
   if (s.opts.last_pass == 4) {
     // The BPF object; a script with only user-space probes (begin/end/timers) has just module.so.
     std::cout << (s.bpf_object_path.empty() ? s.native_object_path : s.bpf_object_path) << "\n";

@@ -73,13 +73,15 @@ std::string check_define(const std::string& name, const std::string& value, bool
 }
 
 std::string check_elf_object(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO at the path (someone else's, or a user's mistake) must not block the
+  // open; only a regular file is read.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return std::strerror(errno);
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    int e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
     ::close(fd);
-    return e == EISDIR ? std::strerror(EISDIR) : "not a regular file";
+    if (S_ISDIR(st.st_mode)) return std::strerror(EISDIR);
+    return S_ISFIFO(st.st_mode) ? "a FIFO, not a regular file" : "not a regular file";
   }
   std::string why;
   elf_version(EV_CURRENT);

@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <ostream>
@@ -136,7 +137,12 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
         if (!*optarg) return usage_error("-d needs a module or file name.");
         if (std::string why = check_elf_object(optarg); !why.empty())
           return usage_error("-d " + std::string(optarg) + ": " + why + ".");
-        opts.d_objects.emplace_back(optarg);
+        {
+          // Kept by its resolved path (symlinks followed once, here): pass 5 reads it through
+          // an O_NOFOLLOW open (vma-tracker/traced_file.h).
+          char real[PATH_MAX];
+          opts.d_objects.emplace_back(::realpath(optarg, real) ? real : optarg);
+        }
         break;
       case OPT_LDD: opts.ldd = true; break;
       case OPT_PROFILE: {
