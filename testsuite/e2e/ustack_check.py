@@ -211,14 +211,15 @@ def check_callsites(ukstap_out, min_checked):
             if fr[i - 1]["name"] == "__restore_rt":
                 continue  # the interrupted pc: not a return address
             if f["name"].startswith("sub_"):
-                start = int(f["name"][4:], 16)
+                starts = [int(f["name"][4:], 16)]
             else:
+                # A name can have several addresses (glibc's versioned pthread_cond_wait@GLIBC_2.2.5
+                # and @@GLIBC_2.3.2): the frame is right when one of them gives a return site.
                 starts = [a for (a, n) in symbols(f["module"]) if n == f["name"]]
                 if not starts:
                     continue
-                start = starts[0]
             checked += 1
-            if start + f["off"] not in return_sites(f["module"]):
+            if not any(s + f["off"] in return_sites(f["module"]) for s in starts):
                 bad.append("0x%x %s+0x%x [%s]" % (f["pc"], f["name"], f["off"], f["module"]))
     if checked < int(min_checked):
         problems.append("only %d frames could be checked" % checked)
