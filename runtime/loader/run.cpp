@@ -201,6 +201,7 @@ class Runner {
   void report_user_stacks();
   void report_bpf_stats();
   void watch_output_reader();
+  void retain_exited_until_read();
   int report_losses();
   bool errored() const {
     return out_.errors > max_errors_ || session_->state == STP_SESSION_ERROR;
@@ -888,6 +889,24 @@ void Runner::report_bpf_stats() {
   stats_fd_ = -1;
 }
 
+// An exited process's mappings are freed only once the event ring's reader has passed every
+// record written before the process exited (vma::Retention): the ring's producer and consumer
+// positions, read from the pages the kernel shares with every reader (read-only here).
+void Runner::retain_exited_until_read() {
+  struct bpf_map* rb = bpf_object__find_map_by_name(obj_, loader::kRingBufMap);
+  if (!rb) return;
+  const size_t page = (size_t)::sysconf(_SC_PAGESIZE);
+  void* p = ::mmap(nullptr, 2 * page, PROT_READ, MAP_SHARED, bpf_map__fd(rb), 0);
+  if (p == MAP_FAILED) return;  // then only the count bounds them
+  mmaps_.push_back({p, 2 * page});
+  auto* consumer = static_cast<const uint64_t*>(p);
+  auto* producer = reinterpret_cast<const uint64_t*>(static_cast<const char*>(p) + page);
+  vma::Retention r;
+  r.fence = [producer] { return __atomic_load_n(producer, __ATOMIC_ACQUIRE); };
+  r.consumed = [consumer] { return __atomic_load_n(consumer, __ATOMIC_ACQUIRE); };
+  tracker_->set_retention(std::move(r));
+}
+
 // A pipe's or socket's reader closing (`| head -1`) shows as EPOLLERR/EPOLLHUP on our end even
 // when nothing is being written: polled with the signals, the run ends at once instead of at
 // the next write. (Regular files and terminals cannot be polled that way: epoll refuses them
@@ -975,6 +994,7 @@ void Runner::drain() {
 }
 
 void Runner::cleanup() {
+  if (tracker_) tracker_->set_retention({});  // its fences read the ring's pages, unmapped below
   detach();
   if (rb_) ring_buffer__free(rb_);
   rb_ = nullptr;
@@ -1050,6 +1070,7 @@ int Runner::run() {
     if (tracker_) {
       if (struct bpf_map* vm = bpf_object__find_map_by_name(obj_, "stp_vmas"))
         tracker_->mirror_to(bpf_map__fd(vm));
+      retain_exited_until_read();
     }
   }
   if (!open_native()) return 1;
