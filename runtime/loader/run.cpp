@@ -933,6 +933,7 @@ int Runner::report_losses() {
     d << "WARNING: " << session_->stacks_lost
       << " stacks were not stored: a stack-id map is full (raise -D MAXSTACKS=N)\n";
   if (tracker_) {
+    tracker_->drain();  // a LOST record comes with the first record after the ring had room
     const vma::TrackerStats& st = tracker_->stats();
     if (st.lost_records)
       d << "WARNING: Number of lost VMA side-band records: " << st.lost_records
