@@ -21,7 +21,8 @@ while getopts t:i:e: o; do
   esac
 done
 : "${UKSTAP:=$(cd "$(dirname "$0")/.." && pwd)/ukstap}"
-tmp=$(mktemp -d); trap 'kill $churn $uk 2> /dev/null; rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d); churn= uk=
+trap 'kill $churn $uk 2> /dev/null; rm -rf "$tmp"' EXIT
 
 forks() { awk '/^processes/ { print $2 }' /proc/stat; }
 rss_kb() { awk '/^VmRSS/ { print $2 }' /proc/"$1"/status 2> /dev/null; }
