@@ -923,7 +923,7 @@ void Runner::watch_output_reader() {
 
 // The end of the run: one WARNING line per counter of things lost on the way (records, stacks,
 // side-band records, the kernel mirror), whatever -v says, then the output's write error if
-// any (an ERROR: the output is incomplete). Returns the exit status these call for.
+// any (one "ukstap:" line: the output is incomplete). Returns the exit status these call for.
 int Runner::report_losses() {
   auto& d = s_.diag.stream();
   const uint64_t dropped = std::max<uint64_t>(out_.dropped, (uint64_t)session_->drops);
