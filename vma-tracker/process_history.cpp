@@ -5,7 +5,12 @@
 
 namespace ukstap::vma {
 
+namespace {
+uint64_t g_next_serial = 0;  // the Tracker is single-threaded
+}
+
 Mapping* ProcessHistory::add_live(Mapping m) {
+  m.serial = ++g_next_serial;
   all_.push_back(std::move(m));
   Mapping* p = &all_.back();
   live_[p->start] = p;
@@ -45,6 +50,7 @@ const Mapping& ProcessHistory::map(Mapping m, uint64_t t) {
       right.since_ns = t;
       right.until_ns = UINT64_MAX;
       it = live_.emplace(e, nullptr).first;  // keeps `it` at or past e: the loop ends
+      right.serial = ++g_next_serial;
       all_.push_back(std::move(right));
       it->second = &all_.back();
     }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <ctime>
+#include <deque>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -57,6 +58,12 @@ struct Tracker::Impl {
     ExeId exe;
     bool awaiting_exe = false;  // exec'd; the next file mapping is the new main executable
     bool exited = false;
+    uint64_t life = 0;          // which process of this pid (a reused pid gets a new one)
+  };
+  // Exited targets in exit order, waiting to be freed (Retention).
+  struct Exited {
+    int tgid;
+    uint64_t life, fence;
   };
 
   Tracker& self;
@@ -69,8 +76,51 @@ struct Tracker::Impl {
   std::map<std::tuple<uint64_t, uint64_t, std::string>, uint32_t> file_ids;
   std::vector<SidebandRecord> pending;        // read, not yet applied (see drain())
   std::set<int> mirror_dirty;                 // tgids whose mirror value is stale
+  Retention retention;
+  std::deque<Exited> exited;                  // oldest first
+  uint64_t lives = 0;
 
   explicit Impl(Tracker& t) : self(t) {}
+
+  // A thread ended. Lookups by its tid may still come (its last events), so its entry stays,
+  // but only the 65536 most recently exited threads' do: thread pools would grow it forever.
+  std::deque<std::pair<int, int>> exited_threads;  // (tid, tgid), oldest first
+  void thread_exited(int tid, int tgid) {
+    exited_threads.emplace_back(tid, tgid);
+    if (exited_threads.size() <= 65536) return;
+    auto [old_tid, old_tgid] = exited_threads.front();
+    exited_threads.pop_front();
+    auto it = tgid_of_tid.find(old_tid);
+    if (it != tgid_of_tid.end() && it->second == old_tgid) tgid_of_tid.erase(it);
+  }
+
+  // A new process under `tgid`: its Proc, fresh.
+  Proc& new_life(int tgid) {
+    Proc& p = procs[tgid];
+    p.life = ++lives;
+    return p;
+  }
+
+  // Frees exited processes beyond retention.keep whose records have all been read. Also drops
+  // queue entries of pids whose Proc is gone or was reused by a newer process.
+  void release_exited() {
+    uint64_t consumed = retention.consumed ? retention.consumed() : UINT64_MAX;
+    while (!exited.empty()) {
+      const Exited& e = exited.front();
+      auto it = procs.find(e.tgid);
+      bool current = it != procs.end() && it->second.life == e.life && it->second.exited;
+      if (current && (exited.size() <= retention.keep || e.fence > consumed)) break;
+      if (current) {
+        procs.erase(it);
+        snapshot_tried.insert(e.tgid);  // gone: no /proc snapshot of whoever reuses the pid
+        ++self.stats_.histories_released;
+      }
+      exited.pop_front();
+    }
+    // Pids looked up with no history: a set that only grows on a busy system. Forgetting
+    // them costs at most one more /proc read per pid.
+    if (snapshot_tried.size() > 65536) snapshot_tried.clear();
+  }
 
   int tgid(int pid) const {
     auto it = tgid_of_tid.find(pid);
@@ -150,6 +200,7 @@ struct Tracker::Impl {
       case SidebandRecord::Kind::Exit:
         ++st.exit_records;
         if (r.pid == r.tid) self.on_exit(r.pid, r.time_ns);  // the process, not one thread
+        else thread_exited(r.tid, r.pid);
         break;
       case SidebandRecord::Kind::Lost:
         st.lost_records += r.lost;
@@ -188,6 +239,12 @@ void Tracker::drain() {
     d.pending.erase(d.pending.begin(), d.pending.begin() + static_cast<ptrdiff_t>(n));
   }
   d.flush_mirror();
+  d.release_exited();
+}
+
+void Tracker::set_retention(Retention r) {
+  impl_->retention = std::move(r);
+  impl_->release_exited();
 }
 
 bool Tracker::snapshot_pid(int pid) {
@@ -197,6 +254,7 @@ bool Tracker::snapshot_pid(int pid) {
   if (tgid != pid) d.tgid_of_tid[pid] = tgid;
   std::vector<Mapping> maps = read_proc_maps(tgid);
   ++stats_.proc_snapshots;
+  if (!d.procs.count(tgid)) d.new_life(tgid);
   Impl::Proc& p = d.procs[tgid];
   for (Mapping& m : maps) {
     // Only executable mappings: the side-band records never report the others, so kept ones
@@ -289,6 +347,7 @@ void Tracker::on_mmap(int pid, const Mapping& m, uint64_t t_ns) {
   // /proc first, then this record supersedes what it overlaps.
   if (!d.procs.count(d.tgid(pid))) d.history_of(pid);
   const int tgid = d.tgid(pid);
+  if (!d.procs.count(tgid)) d.new_life(tgid);
   Impl::Proc& p = d.procs[tgid];
   Mapping x = m;
   x.file_id = d.file_id(x);
@@ -310,9 +369,13 @@ void Tracker::on_fork(int pid, int ppid, uint64_t t_ns) {
   Impl& d = *impl_;
   if (pid == ppid) return;  // a thread: same address space
   d.finder.note_fork(pid, ppid);
+  d.snapshot_tried.erase(pid);
   Impl::Proc* parent = d.history_of(ppid);
+  // A reused pid: the previous process's history goes (it exited: its exit record came
+  // first), or, if it is still kept for late lookups, its mappings end here.
   Impl::Proc& child = d.procs[pid];
-  child.history.end_all(t_ns);  // a reused pid: its previous process's mappings end here
+  child.life = ++d.lives;
+  child.history.end_all(t_ns);
   if (parent) {
     for (const Mapping* m : parent->history.live()) child.history.map(*m, t_ns);
     child.exe = parent->exe;
@@ -329,6 +392,7 @@ void Tracker::on_exec(int pid, uint64_t t_ns) {
   Impl& d = *impl_;
   const int tgid = d.tgid(pid);
   // No /proc snapshot for an unknown pid here: /proc already shows the new image.
+  if (!d.procs.count(tgid)) d.new_life(tgid);
   Impl::Proc& p = d.procs[tgid];
   p.history.end_all(t_ns);  // the new image's mmaps follow this record
   p.exe = ExeId{};
@@ -347,10 +411,12 @@ void Tracker::on_exit(int pid, uint64_t t_ns) {
     // Nobody will ask about a process no probe was watching: keep memory bounded on a busy
     // system when only some processes are targets.
     d.procs.erase(it);
-  } else {
+  } else if (!it->second.exited) {
     it->second.exited = true;
+    d.exited.push_back({tgid, it->second.life, d.retention.fence ? d.retention.fence() : 0});
   }
   d.touched(tgid);  // the mirror drops it
+  d.release_exited();
 }
 
 }  // namespace ukstap::vma

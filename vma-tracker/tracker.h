@@ -31,6 +31,8 @@ struct Mapping {
   uint64_t since_ns = 0;        // CLOCK_MONOTONIC ns when it appeared; 0 = before we started
   uint64_t until_ns = UINT64_MAX;  // when it was replaced/unmapped/exec'd away
   uint32_t file_id = 0;         // the tracker's number for (dev, ino, path); 0 for anon
+  uint64_t serial = 0;          // unique for the tracker's lifetime, never reused (cache keys:
+                                // a freed Mapping's address can be reused, its serial cannot)
 };
 
 // Which processes matter (SystemTap's task finder).
@@ -48,6 +50,20 @@ struct TrackerStats {
   uint64_t mirror_updates = 0;      // stp_vmas values written
   uint64_t mirror_errors = 0;       // bpf_map_update_elem/delete failures (map full, ...)
   uint64_t mirror_truncated = 0;    // processes with more than STP_VMA_MAX executable mappings
+  uint64_t histories_released = 0;  // exited processes whose mappings were freed (retention)
+};
+
+// How long an exited process's mappings are kept. A stack record of the process can still be
+// in the event ring when its exit record is applied, so its history stays at least until the
+// ring's reader has passed every record written before the exit (the fence: the ring's
+// producer position then, against its consumer position now). Beyond that, the `keep` most
+// recently exited processes stay for late lookups (stacks stored by ustack_id() and printed
+// later, addresses resolved in end probes); older ones are freed. Memory is then bounded by
+// the live processes plus `keep` exited ones (~3 KB each with a libc's mappings).
+struct Retention {
+  size_t keep = 1024;
+  std::function<uint64_t()> fence;     // position written so far (unset: 0)
+  std::function<uint64_t()> consumed;  // position read so far (unset: everything)
 };
 
 // Single-threaded: one thread drains, looks up and mirrors.
@@ -76,7 +92,7 @@ class Tracker {
   // The mapping of process `pid` that covered `addr` at time `t_ns` (UINT64_MAX: latest), or
   // nullptr. Threads resolve to their process (tgid).
   // Pointers stay valid while the process's history is kept (exited non-target processes are
-  // dropped at exit: nothing will ever ask about them).
+  // dropped at exit: nothing will ever ask about them; exited targets as Retention says).
   const Mapping* lookup(int pid, uint64_t addr, uint64_t t_ns = UINT64_MAX);
   // All mappings of `pid` live at `t_ns` whose file is the same as `m`'s (for a module's
   // overall span: [lowest start, highest end)).
@@ -101,6 +117,9 @@ class Tracker {
   // /proc snapshots), so unwind tables of dlopen'd or exec'd files get loaded. The callback must
   // not call back into the Tracker.
   void set_new_mapping_fn(std::function<void(const Mapping&)> fn);
+
+  // Bounds the exited processes kept (default: Retention{}, no fence).
+  void set_retention(Retention r);
 
   const TrackerStats& stats() const { return stats_; }
 

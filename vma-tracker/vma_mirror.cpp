@@ -4,6 +4,7 @@
 #include <bpf/bpf.h>
 #include <sys/mman.h>
 
+#include <cerrno>
 #include <cstring>
 #include <memory>
 
@@ -46,7 +47,9 @@ void VmaMirror::write(int tgid, const std::vector<const Mapping*>& live, Tracker
 void VmaMirror::remove(int tgid, TrackerStats& stats) {
   if (fd_ < 0 || written_.erase(tgid) == 0) return;
   const uint32_t key = static_cast<uint32_t>(tgid);
-  if (bpf_map_delete_elem(fd_, &key) != 0) ++stats.mirror_errors;
+  // ENOENT is no loss: the kernel side drops a process's value itself at exec
+  // (stp_rt_exec_seed in bpf/stp_bpf_ustack.h).
+  if (bpf_map_delete_elem(fd_, &key) != 0 && errno != ENOENT) ++stats.mirror_errors;
 }
 
 }  // namespace ukstap::vma

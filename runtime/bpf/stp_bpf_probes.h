@@ -16,10 +16,22 @@
   static __always_inline int stp__isret_##id(void) { return (isret); }                  \
   static __always_inline int stp__umode_##id(void *ctx) { return (umode); }
 
-/* syscalls:sys_exit_* are return probes ($return, is_return()). */
+/* syscalls:sys_exit_* are return probes ($return, is_return()).
+ * A tracepoint program shares the event with every perf user of it (perf record/stat,
+ * ftrace-perf consumers): the kernel hands the event on to their perf buffers only when the
+ * program returns non-zero (perf_trace_run_bpf_submit). The probe's body is an inlined function
+ * whatever it returns, and the program always returns 1: ukstap never hides an event from
+ * other tools. (Raw tracepoint and tp_btf programs' results are ignored; a uprobe's and a
+ * perf_event program's only concern ukstap's own perf event.) */
 #define STP_PROBE_TRACEPOINT(id, sys, ev)                                               \
   STP__PROBE_INFO(id, STP_SLOT_NORMAL, __builtin_strncmp((ev), "sys_exit", 8) == 0, 0)  \
-  SEC("tracepoint/" sys "/" ev) int stp_probe_##id(void *ctx)
+  static __always_inline int stp__tp_body_##id(void *ctx);                              \
+  SEC("tracepoint/" sys "/" ev) int stp_probe_##id(void *ctx)                           \
+  {                                                                                     \
+    stp__tp_body_##id(ctx);                                                             \
+    return 1;                                                                           \
+  }                                                                                     \
+  static __always_inline int stp__tp_body_##id(void *ctx)
 
 /* syscalls:sys_enter_NAME / sys_exit_NAME, through the syscall dispatcher (docs/DESIGN.md
  * "Syscall probes share one raw tracepoint"): detaching a perf-event tracepoint waits for an

@@ -2,7 +2,10 @@
 #include "loader/kstack_output.h"
 #include "loader/ustack_output.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -183,9 +186,55 @@ std::string format_histogram(int kind, const int64_t* buckets, int nbuckets, int
 
 Output::Output(Session& s, const codegen::ModuleInfo& m) : s_(s), m_(m), fbuf_(kFmtCap) {}
 
-Output::~Output() {
-  flush();
-  if (own_out_ && out_) std::fclose(out_);
+Output::~Output() { close(); }
+
+int open_output_file(const std::string& path, std::string& why) {
+  auto refuse = [&](const std::string& what) {
+    why = "refusing to write output file '" + path + "': " + what;
+    return -1;
+  };
+  std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
+  if (dir.empty()) dir = "/";
+  struct stat ds {};
+  bool shared = ::stat(dir.c_str(), &ds) == 0 && (ds.st_mode & S_ISVTX) && (ds.st_mode & S_IWOTH);
+  if (!shared) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) why = "cannot open output file '" + path + "': " + std::strerror(errno);
+    return fd;
+  }
+  // A new file is ours. An existing name was perhaps planted: never follow a link; open without
+  // blocking (a planted FIFO) and without truncating until fstat says what it is.
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd >= 0) return fd;
+  if (errno == EEXIST) {
+    fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0 && errno == ELOOP)
+      return refuse("it is a symbolic link in the world-writable sticky directory '" + dir + "'");
+  }
+  if (fd < 0) {
+    why = "cannot open output file '" + path + "': " + std::strerror(errno);
+    return -1;
+  }
+  struct stat st {};
+  std::string bad;
+  if (::fstat(fd, &st) != 0) bad = std::string("cannot stat it: ") + std::strerror(errno);
+  else if (st.st_uid != ::geteuid())
+    bad = "it is owned by uid " + std::to_string(st.st_uid) +
+          " in the world-writable sticky directory '" + dir + "'";
+  else if (!S_ISREG(st.st_mode))
+    bad = "it is not a regular file, in the world-writable sticky directory '" + dir + "'";
+  else if (st.st_nlink > 1)
+    bad = "it has other hard links, in the world-writable sticky directory '" + dir + "'";
+  if (!bad.empty()) {
+    ::close(fd);
+    return refuse(bad);
+  }
+  if (::ftruncate(fd, 0) != 0 || ::fcntl(fd, F_SETFL, 0) != 0) {
+    why = "cannot open output file '" + path + "': " + std::strerror(errno);
+    ::close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 bool Output::open(const std::string& file, std::string& why) {
@@ -199,18 +248,45 @@ bool Output::open(const std::string& file, std::string& why) {
     size_t n = ::strftime(buf, sizeof buf, file.c_str(), &tm);
     if (n > 0) name.assign(buf, n);
   }
-  out_ = std::fopen(name.c_str(), "we");  // close-on-exec: not the -c target's
+  int fd = open_output_file(name, why);  // close-on-exec: not the -c target's
+  if (fd < 0) return false;
+  out_ = ::fdopen(fd, "w");
   if (!out_) {
     why = "cannot open output file '" + name + "': " + std::strerror(errno);
+    ::close(fd);
     out_ = stdout;
     return false;
   }
   own_out_ = true;
+  name_ = "'" + name + "'";
   return true;
 }
 
+int Output::fd() const { return out_ ? ::fileno(out_) : -1; }
+
+void Output::fail(int err) {
+  if (!write_errno_) write_errno_ = err ? err : EIO;
+}
+
+void Output::put(const char* p, size_t n) {
+  if (write_errno_ || !out_ || !n) return;
+  if (std::fwrite(p, 1, n, out_) != n) fail(errno);
+}
+
 void Output::flush() {
-  if (out_) std::fflush(out_);
+  if (write_errno_ || !out_) return;
+  if (std::fflush(out_) != 0) fail(errno);
+}
+
+void Output::close() {
+  flush();
+  if (own_out_ && out_) {
+    // Nothing more may be written: a failed write left data in the buffer that fclose would
+    // try again.
+    if (std::fclose(out_) != 0) fail(errno);
+    out_ = nullptr;
+    own_out_ = false;
+  }
 }
 
 void Output::record(const void* data, size_t len) {
@@ -232,8 +308,8 @@ void Output::record(const void* data, size_t len) {
         std::string t = r.str();
         t = expand(std::move(t));
         if (r.ok) {
-          std::fwrite(t.data(), 1, t.size(), out_);
-          std::fputc('\n', out_);
+          put(t);
+          put("\n", 1);
         } else {
           malformed++;
         }
@@ -295,7 +371,7 @@ void Output::printf_record(uint16_t fmt_id, const unsigned char* p, size_t n) {
     malformed++;
     return;
   }
-  std::fwrite(out.data(), 1, out.size(), out_);
+  put(out);
 }
 
 void Output::ustack_record(uint16_t flags, const unsigned char* p, size_t n) {
@@ -307,9 +383,9 @@ void Output::ustack_record(uint16_t flags, const unsigned char* p, size_t n) {
   std::memcpy(&u, p, sizeof u);
   std::string error;
   std::string text = ustacks_->record(flags, u, p + sizeof u, n - sizeof u, error);
-  std::fwrite(text.data(), 1, text.size(), out_);
+  put(text);
   if (!error.empty()) {
-    std::fflush(out_);
+    flush();
     s_.diag.stream() << "ERROR: " << error << "\n";
     errors++;
   }
@@ -323,7 +399,7 @@ void Output::kstack_record(uint16_t flags, const unsigned char* p, size_t n) {
   }
   std::memcpy(&u, p, sizeof u);
   std::string text = kstacks_->record(flags, u, p + sizeof u, n - sizeof u);
-  std::fwrite(text.data(), 1, text.size(), out_);
+  put(text);
 }
 
 std::string Output::expand(std::string s) const {
@@ -348,7 +424,7 @@ void Output::hist_record(uint16_t stats_id, const unsigned char* p, size_t n) {
   std::memcpy(b.data(), p + base, b.size() * 8);
   int nb = mi.hist_buckets > 0 ? std::min<int>(mi.hist_buckets, (int)b.size()) : (int)b.size();
   std::string text = format_histogram(mi.hist_kind, b.data(), nb, mi.hist_start, mi.hist_stop, mi.hist_interval);
-  std::fwrite(text.data(), 1, text.size(), out_);
+  put(text);
 }
 
 void Output::error_record(uint16_t loc, const unsigned char* p, size_t n) {

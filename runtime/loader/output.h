@@ -25,11 +25,25 @@ class Output {
   Output(Session& s, const codegen::ModuleInfo& m);
   ~Output();
 
-  // -o FILE (strftime patterns expanded); stdout otherwise. False with `why`.
+  // -o FILE (strftime patterns expanded; opened with open_output_file()); stdout otherwise.
+  // False with `why`.
   bool open(const std::string& file, std::string& why);
   // Decodes one record (several back to back are fine); malformed ones are counted and skipped.
   void record(const void* data, size_t len);
+  // Writes out what stdio buffered. Every write is checked: the first failure (ENOSPC, EPIPE,
+  // EIO, ...) is kept in write_error() and from then on output is discarded, so the run can
+  // stop and say so instead of losing the rest silently.
   void flush();
+  // Flushes and closes -o FILE (fclose's error counts: NFS and full disks report there).
+  void close();
+  // errno of the first failed write, 0 while every write succeeded.
+  int write_error() const { return write_errno_; }
+  // "standard output" or the -o file's name, for messages.
+  const std::string& name() const { return name_; }
+  // The descriptor written to (for poll: a pipe's reader closing shows as EPOLLERR).
+  int fd() const;
+  // A pipe or socket reader went away while nothing was being written (seen by poll).
+  void reader_gone() { fail(EPIPE); }
   // USTACK records and deferred tokens in strings go through this (null: none expected).
   void set_user_stacks(UserStacks* u) { ustacks_ = u; }
   // KSTACK records and kernel tokens (null: none expected).
@@ -48,16 +62,28 @@ class Output {
   void ustack_record(uint16_t flags, const unsigned char* p, size_t n);
   void kstack_record(uint16_t flags, const unsigned char* p, size_t n);
   std::string expand(std::string s) const;  // deferred stack tokens -> their text
+  void put(const char* p, size_t n);          // every output byte goes through here
+  void put(const std::string& t) { put(t.data(), t.size()); }
+  void fail(int err);
 
   Session& s_;
   const codegen::ModuleInfo& m_;
   FILE* out_ = stdout;
   bool own_out_ = false;
+  std::string name_ = "standard output";
+  int write_errno_ = 0;
   std::set<std::string> warned_;
   std::vector<char> fbuf_;  // formatting scratch (power-of-two capacity)
   UserStacks* ustacks_ = nullptr;
   KernelStacks* kstacks_ = nullptr;
 };
+
+// Opens `path` for -o: created (0666 & ~umask) or truncated, close-on-exec. In a world-writable
+// sticky directory (/tmp) anybody may have planted the name, so there it refuses to follow a
+// symbolic link (O_NOFOLLOW) and refuses an existing file another user owns, a hard link to
+// another file, or anything not a regular file: the kernel's fs.protected_symlinks and
+// fs.protected_regular rules, applied whatever those sysctls say. -1 with `why` (one line).
+int open_output_file(const std::string& path, std::string& why);
 
 // Prints a histogram per STAP-FORMATS §1. kind: 1 log, 2 linear. buckets[] as the runtime
 // stores them (log: STP_HIST_LOG_BUCKETS; linear: (stop-start)/interval + 3).

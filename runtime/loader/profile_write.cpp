@@ -1,12 +1,17 @@
 // `ukstap --profile`'s last step (driver/profile_mode.h): the parsed samples become a profile
 // (loader/profile.h) and are written in the chosen format. Lives in the loader library because
 // the writers need libprotobuf and zlib, which the translator library does not link.
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 
 #include "driver/profile_mode.h"
+#include "loader/output.h"
 #include "loader/profile.h"
 
 namespace ukstap::profile_mode {
@@ -50,17 +55,23 @@ bool write_profile(const std::vector<RawSample>& samples, const Options& opts,
     }
     return true;
   }
-  std::ofstream f(dest, std::ios::binary | std::ios::trunc);
+  // -o FILE is opened as the run's output file is (loader/output.h: no planted links in /tmp).
+  int fd = loader::open_output_file(dest, why);
+  if (fd < 0) return false;
+  FILE* f = ::fdopen(fd, "w");
   if (!f) {
-    why = "cannot create " + dest;
+    why = "cannot write " + dest + ": " + std::strerror(errno);
+    ::close(fd);
     return false;
   }
-  f.write(data.data(), static_cast<std::streamsize>(data.size()));
-  if (!f.flush()) {
-    why = "cannot write " + dest;
-    return false;
+  bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size();
+  int err = errno;
+  if (std::fclose(f) != 0 && ok) {
+    ok = false;
+    err = errno;
   }
-  return true;
+  if (!ok) why = "cannot write " + dest + ": " + std::strerror(err);
+  return ok;
 }
 
 }  // namespace ukstap::profile_mode

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -51,6 +52,7 @@
 #include "loader/ustack_output.h"
 #include "loader/module_sum.h"
 #include "loader/util.h"
+#include "common/stp_vma.h"
 #include "probes/tracefs.h"
 #include "unwind/stp_unwind.h"
 #include "vma-tracker/symbolizer.h"
@@ -192,7 +194,8 @@ class Runner {
   void cleanup();
   std::string probe_where(const ProbeInfo& p) const;
   bool stopping() const {
-    return stop_ || loader::interrupted() || out_.exit_requested || session_->exit_requested || errored();
+    return stop_ || loader::interrupted() || out_.exit_requested || session_->exit_requested || errored() ||
+           out_.write_error();
   }
   bool start_tracker();
   void start_kernel_symbols();
@@ -200,6 +203,9 @@ class Runner {
   std::vector<std::string> probe_points() const;
   void report_user_stacks();
   void report_bpf_stats();
+  void watch_output_reader();
+  void retain_exited_until_read();
+  int report_losses();
   bool errored() const {
     return out_.errors > max_errors_ || session_->state == STP_SESSION_ERROR;
   }
@@ -707,8 +713,10 @@ void Runner::event_loop() {
     struct epoll_event evs[4];
     int n = ::epoll_wait(epfd_, evs, 4, timeout);
     if (n < 0 && errno != EINTR) break;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+      if (evs[i].data.fd == out_.fd() && (evs[i].events & (EPOLLERR | EPOLLHUP))) out_.reader_gone();
       if (evs[i].data.fd == loader::wake_fd()) loader::drain_wake_fd();  // a signal: see below
+    }
     if (loader::interrupted()) stop_ = true;
     if (have_cmd_ && target_.reap()) stop_ = true;  // SIGCHLD woke us, or the 20 ms tick
     if (tracker_) tracker_->drain();  // keep the side-band rings from overflowing
@@ -916,6 +924,78 @@ void Runner::report_bpf_stats() {
   stats_fd_ = -1;
 }
 
+// An exited process's mappings are freed only once the event ring's reader has passed every
+// record written before the process exited (vma::Retention): the ring's producer and consumer
+// positions, read from the pages the kernel shares with every reader (read-only here).
+void Runner::retain_exited_until_read() {
+  struct bpf_map* rb = bpf_object__find_map_by_name(obj_, loader::kRingBufMap);
+  if (!rb) return;
+  const size_t page = (size_t)::sysconf(_SC_PAGESIZE);
+  void* p = ::mmap(nullptr, 2 * page, PROT_READ, MAP_SHARED, bpf_map__fd(rb), 0);
+  if (p == MAP_FAILED) return;  // then only the count bounds them
+  mmaps_.push_back({p, 2 * page});
+  auto* consumer = static_cast<const uint64_t*>(p);
+  auto* producer = reinterpret_cast<const uint64_t*>(static_cast<const char*>(p) + page);
+  vma::Retention r;
+  r.fence = [producer] { return __atomic_load_n(producer, __ATOMIC_ACQUIRE); };
+  r.consumed = [consumer] { return __atomic_load_n(consumer, __ATOMIC_ACQUIRE); };
+  tracker_->set_retention(std::move(r));
+}
+
+// A pipe's or socket's reader closing (`| head -1`) shows as EPOLLERR/EPOLLHUP on our end even
+// when nothing is being written: polled with the signals, the run ends at once instead of at
+// the next write. (Regular files and terminals cannot be polled that way: epoll refuses them
+// or they never report it; their writes are checked.)
+void Runner::watch_output_reader() {
+  struct stat st {};
+  int fd = out_.fd();
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) return;
+  struct epoll_event ev {};
+  ev.events = 0;  // EPOLLERR and EPOLLHUP are always reported
+  ev.data.fd = fd;
+  ::epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
+}
+
+// The end of the run: one WARNING line per counter of things lost on the way (records, stacks,
+// side-band records, the kernel mirror), whatever -v says, then the output's write error if
+// any (one "ukstap:" line: the output is incomplete). Returns the exit status these call for.
+int Runner::report_losses() {
+  auto& d = s_.diag.stream();
+  const uint64_t dropped = std::max<uint64_t>(out_.dropped, (uint64_t)session_->drops);
+  const uint64_t errors = std::max<uint64_t>((uint64_t)out_.errors, (uint64_t)session_->errors);
+  const uint64_t skipped = session_->skipped;
+  if (session_->stacks_lost)
+    d << "WARNING: " << session_->stacks_lost
+      << " stacks were not stored: a stack-id map is full (raise -D MAXSTACKS=N)\n";
+  if (tracker_) {
+    tracker_->drain();  // a LOST record comes with the first record after the ring had room
+    const vma::TrackerStats& st = tracker_->stats();
+    if (st.lost_records)
+      d << "WARNING: Number of lost VMA side-band records: " << st.lost_records
+        << " (mappings made then are unknown: their stacks may not symbolize)\n";
+    if (st.mirror_errors)
+      d << "WARNING: Number of failed updates of the kernel's VMA mirror: " << st.mirror_errors
+        << " (user stacks of those processes may be cut short)\n";
+    if (st.mirror_truncated)
+      d << "WARNING: Number of VMA mirror updates cut at " << STP_VMA_MAX
+        << " executable mappings: " << st.mirror_truncated
+        << " (user stacks through the others may be cut short)\n";
+  }
+  if (tables_ && s_.opts.verbose <= 0)  // under -v report_user_stacks() printed them
+    for (const std::string& w : tables_->warnings) d << "WARNING: " << w << "\n";
+  if (out_.malformed)
+    d << "WARNING: Number of records that could not be decoded: " << out_.malformed << "\n";
+  if (dropped) d << "WARNING: Number of dropped records: " << dropped << "\n";
+  if (errors > 0 || skipped > 0)
+    d << "WARNING: Number of errors: " << errors << ", skipped probes: " << skipped << "\n";
+  if (int err = out_.write_error()) {
+    d.flush();
+    s_.diag.fatal("cannot write output to " + out_.name() + ": " + std::strerror(err));
+    return 1;
+  }
+  return 0;
+}
+
 // Detaching a syscall tracepoint's program waits for an RCU tasks-trace grace period (syscall
 // tracepoints are faultable on this kernel): ~75 ms per link, so one link after another
 // `probe syscall.* { }` took 30 s to exit. Destroyed from many threads at once, the waits
@@ -952,6 +1032,7 @@ void Runner::drain() {
 }
 
 void Runner::cleanup() {
+  if (tracker_) tracker_->set_retention({});  // its fences read the ring's pages, unmapped below
   detach();
   if (have_cmd_) target_.end_tree();
   if (rb_) ring_buffer__free(rb_);
@@ -977,7 +1058,10 @@ int Runner::run() {
   ::signal(SIGPIPE, SIG_IGN);
 
   std::string why;
-  if (!out_.open(s_.opts.output_file, why)) return fail(why);
+  if (!out_.open(s_.opts.output_file, why)) {
+    s_.diag.fatal(why);  // one line, exit 1 (nothing was loaded)
+    return 1;
+  }
 
   if (!s_.opts.target_cmd.empty()) {
     if (!target_.prepare(s_.opts.target_cmd, why)) {
@@ -1021,6 +1105,7 @@ int Runner::run() {
     if (tracker_) {
       if (struct bpf_map* vm = bpf_object__find_map_by_name(obj_, "stp_vmas"))
         tracker_->mirror_to(bpf_map__fd(vm));
+      retain_exited_until_read();
     }
   }
   if (!open_native()) return 1;
@@ -1052,6 +1137,7 @@ int Runner::run() {
     ev.data.fd = rfd;
     ::epoll_ctl(epfd_, EPOLL_CTL_ADD, rfd, &ev);
   }
+  watch_output_reader();
 
   run_native(native_probes("begin"));
   if (!errored()) {
@@ -1074,9 +1160,7 @@ int Runner::run() {
     run_native(native_probes("error"), true);
   }
   drain();
-  out_.flush();
-  int64_t skipped = (int64_t)session_->skipped;
-  uint64_t dropped = std::max<uint64_t>(out_.dropped, (uint64_t)session_->drops);
+  out_.close();
   uint64_t errors = std::max<uint64_t>((uint64_t)out_.errors, (uint64_t)session_->errors);
 
   report_user_stacks();
@@ -1084,13 +1168,7 @@ int Runner::run() {
     s_.diag.stream() << "Kernel stacks: " << kstacks_->stacks << " printed, " << kstacks_->frames
                      << " frames (" << kstacks_->unresolved_frames << " without a symbol); "
                      << kallsyms_->size() << " kernel symbols\n";
-  if (session_->stacks_lost)
-    s_.diag.stream() << "WARNING: " << session_->stacks_lost
-                     << " stacks were not stored: a stack-id map is full (raise -D MAXSTACKS=N)\n";
-  int rc = 0;
-  if (dropped) s_.diag.stream() << "WARNING: Number of dropped records: " << dropped << "\n";
-  if (errors > 0 || skipped > 0)
-    s_.diag.stream() << "WARNING: Number of errors: " << errors << ", skipped probes: " << skipped << "\n";
+  int rc = report_losses();
   if (errors > 0) rc = 1;
 
   if (have_cmd_) {

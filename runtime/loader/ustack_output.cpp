@@ -123,7 +123,8 @@ std::string UserStacks::format_frames(int pid, uint64_t t_ns, const std::vector<
     const uint64_t pc = frames[i].pc;
     int p = pick_pid(pid, pc, t_ns);
     const vma::Mapping* m = p ? tracker_.lookup(p, pc, t_ns) : nullptr;
-    FrameKey key{m, pc, (uint32_t)flags << 2 | (i > 0 ? 2u : 0u) | (frames[i].inexact ? 1u : 0u)};
+    FrameKey key{m ? m->serial : 0, pc,
+                 (uint32_t)flags << 2 | (i > 0 ? 2u : 0u) | (frames[i].inexact ? 1u : 0u)};
     if (m) {
       auto hit = frame_cache_.find(key);
       if (hit != frame_cache_.end()) {
@@ -143,7 +144,7 @@ std::string UserStacks::format_frames(int pid, uint64_t t_ns, const std::vector<
     if (!r.have_symbol) ++unresolved_frames;
     std::string text = format_one(r, pc, flags, frames[i].inexact);
     if (m) {
-      if (frame_cache_.size() > 500000) frame_cache_.clear();
+      if (frame_cache_.size() >= kFrameCacheMax) frame_cache_.clear();
       frame_cache_.emplace(key, text);
     }
     out += text;

@@ -73,18 +73,22 @@ class UserStacks {
   std::string format_one(const Resolved& r, uint64_t pc, int flags, bool inexact);
 
   // Formatted frames by (mapping, pc, caller, flags, inexact): profiles repeat the same call
-  // sites; the mapping pointer changes when an address is remapped, so a hit is still right.
+  // sites; the mapping (its serial: never reused, unlike the address of a freed one) changes
+  // when an address is remapped, so a hit is still right.
   struct FrameKey {
-    const void* mapping;
+    uint64_t mapping;
     uint64_t pc;
     uint32_t bits;
     bool operator==(const FrameKey& o) const { return mapping == o.mapping && pc == o.pc && bits == o.bits; }
   };
   struct FrameKeyHash {
     size_t operator()(const FrameKey& k) const {
-      return std::hash<uint64_t>()(k.pc * 31 + reinterpret_cast<uintptr_t>(k.mapping)) ^ k.bits;
+      return std::hash<uint64_t>()(k.pc * 31 + k.mapping * 0x9e3779b97f4a7c15ull) ^ k.bits;
     }
   };
+  // Bounds the cache (a busy system's short processes each bring new addresses): cleared when
+  // it reaches this many entries (~150 bytes each).
+  static constexpr size_t kFrameCacheMax = 65536;
   std::unordered_map<FrameKey, std::string, FrameKeyHash> frame_cache_;
   uint64_t drained_at_ns_ = 0;  // events before this time: their mappings are all known
 

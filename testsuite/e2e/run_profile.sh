@@ -121,6 +121,6 @@ t "-x PID -T 1: that process's stacks only" 0 '' '' -- bash -c "
   [ \$rc = 0 ] && grep -q '^split;.*;work;spin_a;burn [0-9]*\$' '$T_TMP/x.folded' && ! grep -qv '^split;' '$T_TMP/x.folded'"
 t "--format=png is refused" 1 '' "ukstap: Invalid --format 'png' (folded, svg or pprof).${NL}Try 'ukstap --help' for more information.${NL}" -- "$UKSTAP" --profile --format=png -c true
 t "--profile with a script is refused" 1 '' "ukstap: --profile runs its own sampling script: give no script (-e or a file).${NL}Try 'ukstap --help' for more information.${NL}" -- "$UKSTAP" --profile -e 'probe begin {}'
-t "an unwritable -o names the file" 1 '' "ukstap: cannot create /nonexistent/p.svg${NL}" -- \
+t "an unwritable -o names the file" 1 '' "ukstap: cannot open output file '/nonexistent/p.svg': No such file or directory${NL}" -- \
   "$UKSTAP" --profile=99 -o /nonexistent/p.svg -c true
 t_done
