@@ -13,6 +13,8 @@
 #include <cstring>
 #include <vector>
 
+#include "loader/util.h"
+
 namespace ukstap::loader {
 
 namespace {
@@ -125,20 +127,10 @@ bool read_private_file(const std::string& path, std::string& out, std::string& w
   out.clear();
   int fd = open_private_file(path, why);
   if (fd < 0) return false;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      why = "cannot read " + path + ": " + errno_text();
-      ::close(fd);
-      return false;
-    }
-    if (n == 0) break;
-    out.append(buf, n);
-  }
+  bool ok = read_all(fd, out);
+  if (!ok) why = "cannot read " + path + ": " + errno_text();
   ::close(fd);
-  return true;
+  return ok;
 }
 
 bool write_private_file(const std::string& path, const std::string& data, std::string& why) {
@@ -195,19 +187,6 @@ int make_anonymous_file(const char* name, std::string& proc_path, std::string& w
   }
   proc_path = "/proc/self/fd/" + std::to_string(fd);
   return fd;
-}
-
-bool read_all(int fd, std::string& out) {
-  out.clear();
-  char buf[65536];
-  for (off_t off = 0;;) {
-    ssize_t n = ::pread(fd, buf, sizeof buf, off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    if (n == 0) return true;
-    out.append(buf, n);
-    off += n;
-  }
 }
 
 }  // namespace ukstap::loader

@@ -51,7 +51,4 @@ std::string make_private_tmpdir(const std::string& prefix, std::string& why,
 // (not with O_NOFOLLOW: it is a /proc magic link). The fd, or -1 with `why`.
 int make_anonymous_file(const char* name, std::string& proc_path, std::string& why);
 
-// All of `fd`'s content from offset 0 (pread).
-bool read_all(int fd, std::string& out);
-
 }  // namespace ukstap::loader

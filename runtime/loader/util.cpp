@@ -110,19 +110,21 @@ bool read_file(const std::string& path, std::string& out) {
   out.clear();
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
+  bool ok = read_all(fd, out);
+  ::close(fd);
+  return ok;
+}
+
+bool read_all(int fd, std::string& out) {
+  out.clear();
   char buf[65536];
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      ::close(fd);
-      return false;
-    }
-    if (n == 0) break;
+    if (n < 0) return false;
+    if (n == 0) return true;
     out.append(buf, n);
   }
-  ::close(fd);
-  return true;
 }
 
 bool write_file(const std::string& path, const std::string& data) {

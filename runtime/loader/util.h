@@ -20,6 +20,8 @@ bool find_program(const std::string& name, std::string& found);
 
 // For files ukstap did not write (/proc, /sys, the runtime headers). What it writes then reads
 // back goes through owned_files.h.
+// The rest of `fd`'s content, read(2) from its current offset to the end.
+bool read_all(int fd, std::string& out);
 bool read_file(const std::string& path, std::string& out);
 // Creates or truncates `path` (0600, not through a symlink).
 bool write_file(const std::string& path, const std::string& data);

@@ -45,7 +45,7 @@ for sig in INT TERM; do
   stop $pid $sig
   t "SIG$sig after 360 tracepoints were attached: exit status 0" 0 '' '' -- sh -c "exit $rc"
   # 2 s: 10 times what it takes here, a sixth of the old 12-13 s
-  t "SIG$sig after 360 tracepoints were attached: exits within 2 s (took $ms ms)" 0 '' '' -- test $ms -lt 2000
+  t "SIG$sig after 360 tracepoints were attached: exits within 5 s (took $ms ms; it took 12-15 s before the fix)" 0 '' '' -- test $ms -lt 5000
   t_gone "SIG$sig after the attach" "$ids"
 done
 
@@ -55,7 +55,7 @@ pid=$!
 wait_line "$T_TMP/att.err" '^attached '
 ids=$(prog_ids $pid)
 stop $pid INT
-t "SIGINT during the attach: exits within 2 s (took $ms ms)" 0 '' '' -- test $ms -lt 2000
+t "SIGINT during the attach: exits within 5 s (took $ms ms; it took 12-15 s before the fix)" 0 '' '' -- test $ms -lt 5000
 t_gone "SIGINT during the attach" "$ids"
 
 # --- pass 4: a script nobody compiled before, in a fresh cache -------------------------------
@@ -77,7 +77,7 @@ tmpdir=$(tr '\0' '\n' < /proc/$cc/cmdline 2> /dev/null | grep -m1 '\.c$' | xargs
 t "pass 4: the compiler was seen running (pid ${cc:-none}, in ${tmpdir:-?})" 0 '' '' -- test -n "$cc" -a -n "$tmpdir"
 stop $pid INT
 t "SIGINT in pass 4: exit status 1, nothing printed" 1 '' '' -- bash -c "cat '$T_TMP/p4.err' >&2; exit $rc"
-t "SIGINT in pass 4: exits within 2 s (took $ms ms)" 0 '' '' -- test $ms -lt 2000
+t "SIGINT in pass 4: exits within 5 s (took $ms ms; ignored before the fix)" 0 '' '' -- test $ms -lt 5000
 for _ in $(seq 20); do [ -d /proc/$cc ] || break; sleep 0.1; done
 t "SIGINT in pass 4: the compiler ($cc) is gone" 0 '' '' -- test ! -d "/proc/$cc"
 t "SIGINT in pass 4: its temporary directory is gone" 0 '' '' -- test ! -e "$tmpdir"
