@@ -55,17 +55,21 @@ t_gone() {
   t "$1 leaves nothing attached (its programs: $2)" 0 '' '' -- \
     bash -c "[ -n '$2' ] && { $(declare -f still_loaded); still_loaded $2; }"
 }
-SIGSCRIPT='global x; probe timer.ms(100) { x = 1 } probe kernel.trace("sched:sched_process_exec") { }'
+# The timer probe says "ready" once it has run: the signal comes after that, whatever the
+# machine's load (a fixed sleep before the signal raced the start-up under load).
+SIGSCRIPT='global x, said; probe timer.ms(100) { x = 1; if (!said) { said = 1; println("ready") } }
+probe kernel.trace("sched:sched_process_exec") { }'
+wait_ready() { for _ in $(seq 600); do grep -q '^ready$' "$1" 2> /dev/null && return 0; sleep 0.1; done; return 1; }
 for sig in INT TERM; do
   "$UKSTAP" -w -e "$SIGSCRIPT probe end { println(\"bye\") }" > "$T_TMP/sig.out" 2>&1 &
-  pid=$!; sleep 1.5; ids=$(prog_ids $pid | tr '\n' ' '); kill -$sig $pid; wait $pid; rc=$?
+  pid=$!; wait_ready "$T_TMP/sig.out"; ids=$(prog_ids $pid | tr '\n' ' '); kill -$sig $pid; wait $pid; rc=$?
   t "SIG$sig status" 0 '' '' -- sh -c "exit $rc"
   # end probes, then the global display of the unread global x (STAP-FORMATS §2)
-  t "SIG$sig runs end" 0 $'bye\nx=1\n' '' -- cat "$T_TMP/sig.out"
+  t "SIG$sig runs end" 0 $'ready\nbye\nx=1\n' '' -- cat "$T_TMP/sig.out"
   t_gone "SIG$sig" "$ids"
 done
-"$UKSTAP" -w -e "$SIGSCRIPT" > /dev/null 2>&1 &
-pid=$!; sleep 1.5; ids=$(prog_ids $pid | tr '\n' ' '); kill -KILL $pid; wait $pid 2>/dev/null
+"$UKSTAP" -w -e "$SIGSCRIPT" > "$T_TMP/kill.out" 2>&1 &
+pid=$!; wait_ready "$T_TMP/kill.out"; ids=$(prog_ids $pid | tr '\n' ' '); kill -KILL $pid; wait $pid 2>/dev/null
 # The kernel frees a killed process's programs after its files are closed (RCU): give it 3 s.
 for _ in $(seq 30); do [ -z "$(still_loaded $ids)" ] && break; sleep 0.1; done
 t_gone SIGKILL "$ids"
