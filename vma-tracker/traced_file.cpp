@@ -1,9 +1,12 @@
 #include "vma-tracker/traced_file.h"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +22,21 @@ const char* kind_of(mode_t m) {
   if (S_ISDIR(m)) return "a directory";
   if (S_ISLNK(m)) return "a symbolic link";
   return "not a regular file";
+}
+
+// Opens `real`, a path realpath() gave (no symbolic link left in it). O_NOFOLLOW guards only its
+// last component: whoever owns a directory on the path could swap that directory for a link
+// between realpath() and the open. openat2's RESOLVE_NO_SYMLINKS refuses a link anywhere on
+// the path (Linux 5.6); where openat2 is missing, the plain open is what older kernels give.
+int open_resolved(const char* real, int flags, bool no_links) {
+  if (no_links) {
+    struct open_how how {};
+    how.flags = static_cast<uint64_t>(flags);
+    how.resolve = RESOLVE_NO_SYMLINKS;
+    int fd = static_cast<int>(::syscall(SYS_openat2, AT_FDCWD, real, &how, sizeof how));
+    if (fd >= 0 || errno != ENOSYS) return fd;
+  }
+  return ::open(real, flags);
 }
 
 }  // namespace
@@ -37,7 +55,7 @@ int open_traced_file(const std::string& path, std::string& why, struct stat* out
     why = "cannot open " + path + ": " + std::strerror(errno);
     return -1;
   }
-  int fd = ::open(real, O_RDONLY | O_NONBLOCK | nofollow | O_CLOEXEC | O_NOCTTY);
+  int fd = open_resolved(real, O_RDONLY | O_NONBLOCK | nofollow | O_CLOEXEC | O_NOCTTY, nofollow != 0);
   if (fd < 0) {
     int err = errno;
     why = "cannot open " + path + ": " +

@@ -48,4 +48,19 @@ if t_require_root; then
   t "a script string with */, ??/ and backslash prints verbatim" 0 "$HOSTILE$NL" '' \
     -- "$UKSTAP" -e 'probe begin { println("*/ int injected = 42; /* ??/ \\ end"); exit() }'
 fi
+# DWARF type names never reach the C, yet the usual integer typedefs still read right: the
+# parameters' values are the ones the program passes (its own printf says them).
+cat > "$T_TMP/typedefs.c" <<'EOC'
+#include <stdint.h>
+#include <stdio.h>
+__attribute__((noinline)) int f(uintptr_t a, int32_t b, intptr_t c) { return (int)(a + b + c); }
+int main(void) { printf("%d %d %d\n", 7, -3, -9); return f(7, -3, -9) == -5 ? 0 : 1; }
+EOC
+if gcc -O1 -g -o "$T_TMP/typedefs" "$T_TMP/typedefs.c" 2> "$T_TMP/gcc.err"; then
+  t "uintptr_t/int32_t/intptr_t parameters read as the program passes them" 0 $'7 -3 -9\n7 -3 -9\n' '' -- \
+    "$UKSTAP" -e 'probe process("'"$T_TMP/typedefs"'").function("f") { printf("%d %d %d\n", $a, $b, $c) }' \
+    -c "$T_TMP/typedefs"
+else
+  echo "FAIL: cannot build the typedef test program"; cat "$T_TMP/gcc.err"; T_FAILED=$((T_FAILED + 1))
+fi
 t_done

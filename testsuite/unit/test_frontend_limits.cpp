@@ -135,6 +135,21 @@ std::string probe(const std::string& body) {
 
 }  // namespace
 
+TEST_CASE("c_integer_type: C integer words and common typedefs, nothing else", "[c_text]") {
+  CHECK(codegen::c_integer_type("unsigned int") == "unsigned int");
+  CHECK(codegen::c_integer_type("long long unsigned int") == "long long unsigned int");
+  CHECK(codegen::c_integer_type("int32_t") == "int32_t");
+  // typedefs that vmlinux.h or the C library define, as their fixed-width type (LP64)
+  CHECK(codegen::c_integer_type("uintptr_t") == "uint64_t");
+  CHECK(codegen::c_integer_type("intptr_t") == "int64_t");
+  CHECK(codegen::c_integer_type("u_int32_t") == "uint32_t");
+  CHECK(codegen::c_integer_type("pid_t") == "int32_t");
+  CHECK(codegen::c_integer_type("const size_t") == "size_t");
+  // a name of the program's own, or C text from a hostile DWARF name, gives nothing
+  CHECK(codegen::c_integer_type("my_counter_t").empty());
+  CHECK(codegen::c_integer_type("int); injected(); (int").find("injected") == std::string::npos);
+}
+
 TEST_CASE("nesting limit: chains and nests beyond it are one parse error with a location",
           "[depth]") {
   const int over = parse::kMaxNesting + 10;

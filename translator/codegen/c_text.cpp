@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <utility>
 
 namespace ukstap::codegen {
 
@@ -59,6 +60,16 @@ std::string c_integer_type(std::string_view dwarf_type) {
       "char",    "short",   "int",     "long",     "signed",   "unsigned", "_Bool",
       "int8_t",  "int16_t", "int32_t", "int64_t",  "uint8_t",  "uint16_t", "uint32_t",
       "uint64_t", "size_t", "ssize_t"};
+  static const std::pair<const char*, const char*> kTypedefs[] = {
+      {"intptr_t", "int64_t"},   {"uintptr_t", "uint64_t"}, {"ptrdiff_t", "int64_t"},
+      {"intmax_t", "int64_t"},   {"uintmax_t", "uint64_t"}, {"off_t", "int64_t"},
+      {"off64_t", "int64_t"},    {"loff_t", "int64_t"},     {"time_t", "int64_t"},
+      {"pid_t", "int32_t"},      {"uid_t", "uint32_t"},     {"gid_t", "uint32_t"},
+      {"mode_t", "uint32_t"},    {"u_int8_t", "uint8_t"},   {"u_int16_t", "uint16_t"},
+      {"u_int32_t", "uint32_t"}, {"u_int64_t", "uint64_t"}, {"u8", "uint8_t"},
+      {"u16", "uint16_t"},       {"u32", "uint32_t"},       {"u64", "uint64_t"},
+      {"s8", "int8_t"},          {"s16", "int16_t"},        {"s32", "int32_t"},
+      {"s64", "int64_t"}};
   std::string out;
   size_t i = 0;
   while (i < dwarf_type.size()) {
@@ -73,6 +84,11 @@ std::string c_integer_type(std::string_view dwarf_type) {
     std::string_view word = dwarf_type.substr(i, j - i);
     for (const char* w : kWords)
       if (word == w) out += (out.empty() ? "" : " ") + std::string(word);
+    // The C library's and the kernel's common integer typedefs, as the fixed-width type they
+    // are on the LP64 targets ukstap builds for (x86_64, arm64): their DWARF names are not
+    // spliced into the C.
+    for (const auto& [name, fixed] : kTypedefs)
+      if (word == name) out += (out.empty() ? "" : " ") + std::string(fixed);
     i = j;
   }
   return out;
