@@ -1,5 +1,6 @@
 #include "loader/target.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <signal.h>
@@ -9,6 +10,8 @@
 #include <wordexp.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -80,6 +83,9 @@ bool TargetCommand::fork_parked(std::string& why) {
   }
   std::fflush(nullptr);
   pid_t parent = ::getpid();
+  own_group_ = !(::isatty(STDIN_FILENO) && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp());
+  if (!own_group_) ::prctl(PR_SET_CHILD_SUBREAPER, 1);  // the command's orphans stay ukstap's
+  bool own_group = own_group_;
   pid_t pid = ::fork();
   if (pid < 0) {
     why = std::string("fork: ") + std::strerror(errno);
@@ -94,9 +100,9 @@ bool TargetCommand::fork_parked(std::string& why) {
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    // Its own process group, which ukstap kills as one; killed by the kernel if ukstap dies
-    // (kept across exec; a SIGKILLed ukstap cannot do it itself).
-    ::setpgid(0, 0);
+    // Its own process group (target.h), which ukstap kills as one; killed by the kernel if
+    // ukstap dies (kept across exec; a SIGKILLed ukstap cannot do it itself).
+    if (own_group) ::setpgid(0, 0);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(1);  // ukstap died before the line above
     char go = 0;
@@ -112,12 +118,14 @@ bool TargetCommand::fork_parked(std::string& why) {
     std::fprintf(stderr, "ukstap: cannot run the -c command '%s': %s\n", av[0], std::strerror(errno));
     ::_exit(1);
   }
-  ::setpgid(pid, pid);  // also here, so the group exists before either side goes on
   ::close(p[0]);
   park_fd_ = p[1];
   pid_ = pid;
-  set_target_group(pid);  // killed by ukstap's own emergency exit (interrupt.h)
-  start_guardian();
+  if (own_group_) {
+    ::setpgid(pid, pid);  // also here, so the group exists before either side goes on
+    set_target_group(pid);  // killed by ukstap's own emergency exit (interrupt.h)
+    start_guardian();
+  }
   return true;
 }
 
@@ -176,10 +184,6 @@ void TargetCommand::dismiss_guardian() {
 
 void TargetCommand::release() {
   if (park_fd_ < 0) return;
-  // In the terminal's foreground, the command's group gets the terminal (a shell's foreground
-  // job): it may read it, and ^C is its, as with stap -c.
-  if (::isatty(STDIN_FILENO) && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp())
-    gave_tty_ = ::tcsetpgrp(STDIN_FILENO, pid_) == 0;
   char go = 'g';
   while (::write(park_fd_, &go, 1) < 0 && errno == EINTR) {
   }
@@ -220,8 +224,12 @@ void TargetCommand::end_tree() {
     if (park_fd_ >= 0) {
       abandon();
     } else {
-      ::kill(-pid_, SIGKILL);  // the target (alive or a zombie) still holds the group's id
-      set_target_group(0);
+      if (own_group_) {
+        ::kill(-pid_, SIGKILL);  // the target (alive or a zombie) still holds the group's id
+        set_target_group(0);
+      } else {
+        kill_descendants();
+      }
       int st = 0;
       while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
       }
@@ -230,16 +238,48 @@ void TargetCommand::end_tree() {
     }
     ended_ = true;
   }
-  if (gave_tty_) {  // back to ukstap's group; SIGTTOU held off, ukstap being in the background
-    sigset_t ttou, old;
-    sigemptyset(&ttou);
-    sigaddset(&ttou, SIGTTOU);
-    ::sigprocmask(SIG_BLOCK, &ttou, &old);
-    ::tcsetpgrp(STDIN_FILENO, ::getpgrp());
-    ::sigprocmask(SIG_SETMASK, &old, nullptr);
-    gave_tty_ = false;
-  }
   dismiss_guardian();
+}
+
+// Every process descending from ukstap (the subreaper of the command's tree, target.h) but its
+// own helpers, which name themselves "ukstap-*" (the background event closer, the guardian);
+// found by their parent pids in /proc, killed the way down until none is left (a process may
+// fork while its siblings die; bounded).
+void TargetCommand::kill_descendants() {
+  pid_t self = ::getpid();
+  for (int round = 0; round < 16; ++round) {
+    std::map<pid_t, std::vector<pid_t>> children;
+    std::set<pid_t> helpers;
+    if (DIR* d = ::opendir("/proc")) {
+      while (struct dirent* e = ::readdir(d)) {
+        char* end = nullptr;
+        long pid = std::strtol(e->d_name, &end, 10);
+        if (pid <= 0 || *end) continue;
+        std::string stat;
+        if (!read_file("/proc/" + std::string(e->d_name) + "/stat", stat)) continue;
+        size_t close = stat.rfind(')'), open = stat.find('(');
+        if (close == std::string::npos || open == std::string::npos) continue;
+        if (stat.compare(open + 1, 7, "ukstap-") == 0) helpers.insert((pid_t)pid);
+        char state = 0;
+        int ppid = 0;
+        if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) != 2) continue;
+        if (state != 'Z') children[ppid].push_back((pid_t)pid);
+      }
+      ::closedir(d);
+    }
+    std::vector<pid_t> todo = children[self], found;
+    while (!todo.empty()) {
+      pid_t p = todo.back();
+      todo.pop_back();
+      if (helpers.count(p)) continue;
+      found.push_back(p);
+      for (pid_t c : children[p]) todo.push_back(c);
+    }
+    if (found.empty()) return;
+    for (pid_t p : found) ::kill(p, SIGKILL);
+    for (pid_t p : found)  // orphans reparented to ukstap: reaped here (the target is reaped by end_tree)
+      if (p != pid_) ::waitpid(p, nullptr, WNOHANG);
+  }
 }
 
 }  // namespace ukstap::loader

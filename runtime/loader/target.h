@@ -9,13 +9,17 @@
 
 namespace ukstap::loader {
 
-// The process tree -c starts is one process group (the target leads it) and goes as one: at
-// ukstap's exit every process still in it is SIGKILLed (background children of a shell
-// command included), and if ukstap itself is killed (SIGKILL included) a guardian process
-// forked for that purpose kills the group, while the kernel kills the target (PDEATHSIG).
-// When ukstap runs in the terminal's foreground the group gets the terminal while the command
-// runs (as a shell's foreground job: it can read it, ^C goes to it and its exit ends the run,
-// as with stap -c) and ukstap takes it back at the end.
+// The process tree -c starts goes when the run ends (background children of a shell command
+// included); the kernel kills the target if ukstap dies (PDEATHSIG, SIGKILL included).
+//  - Outside a terminal's foreground (scripts, CI, pipes without a tty) the tree is one process
+//    group the target leads: ukstap SIGKILLs the group at exit, and a guardian process forked
+//    for that purpose kills it if ukstap itself is killed.
+//  - In a terminal's foreground the command stays in ukstap's process group, the shell's job,
+//    as with stap -c: ^C, ^Z and a pager later in the pipeline behave as for any job (a group of
+//    its own holding the terminal stopped such a pager and kept the terminal on ^Z). ukstap is
+//    then the tree's subreaper (orphans come to it) and kills every process descending from it
+//    at exit, its own helpers aside. What a SIGKILL of ukstap leaves there is only what the
+//    command started (the command itself dies with it).
 class TargetCommand {
  public:
   ~TargetCommand();
@@ -34,13 +38,14 @@ class TargetCommand {
   bool reap();
   bool exited() const { return exited_; }
   int status() const { return status_; }
-  // Ends the whole tree: SIGKILL to the group, the target reaped, the terminal taken back, the
+  // Ends the whole tree: SIGKILL to the group (or to every descendant), the target reaped, the
   // guardian dismissed. Idempotent.
   void end_tree();
 
  private:
   void start_guardian();
   void dismiss_guardian();
+  void kill_descendants();
   std::vector<std::string> argv_;
   std::string path_;
   pid_t pid_ = 0;
@@ -49,7 +54,7 @@ class TargetCommand {
   int status_ = 0;
   pid_t guardian_ = 0;
   int guardian_fd_ = -1;  // write end: EOF without a 'q' first means ukstap died
-  bool gave_tty_ = false;
+  bool own_group_ = true;  // false in a terminal's foreground (above)
 };
 
 // True when CMD holds an unquoted | & ; < > ( ) { } or a newline.

@@ -47,4 +47,24 @@ for _ in $(seq 50); do [ "$(pids_of "$(m 4)" | wc -l)" = 2 ] && break; sleep 0.1
 t "SIGKILL: the target and its child were running" 0 $'2\n' '' -- bash -c "$(declare -f pids_of); pids_of $(m 4) | wc -l"
 kill -KILL $pid; wait $pid 2> /dev/null
 t "SIGKILL of ukstap: the target and its child are gone" 0 '' '' -- gone "$(m 4)"
+# In a terminal's foreground (script(1) gives ukstap a pty) the command stays in ukstap's job:
+# it reads the terminal, and the tree still goes at the end (ukstap is its subreaper). A group
+# of its own holding the terminal had stopped a pager later in the pipeline and kept the
+# terminal on ^Z.
+printf 'read x; echo "read:$x"\n' > "$T_TMP/reader.sh"
+t "terminal: the command reads the terminal" 0 '~^read:typed' '' -- bash -c \
+  "printf 'typed\\n' | timeout -s KILL 60 script -qec \"'$UKSTAP' -e 'probe begin { }' -c 'sh $T_TMP/reader.sh'\" /dev/null"
+t "terminal: a background child of the command is gone after the run" 0 '' '' -- bash -c \
+  "timeout -s KILL 60 script -qec \"'$UKSTAP' -e 'probe begin { }' -c 'sleep $(m 5) & true'\" /dev/null < /dev/null > /dev/null
+   $(declare -f pids_of gone); gone $(m 5)"
+# A reader of the terminal later in the pipeline reads while the command runs (the command
+# waits for it: files F and G order the two).
+cat > "$T_TMP/cmd.sh" <<EOC
+touch "$T_TMP/F"; while [ ! -e "$T_TMP/G" ]; do sleep 0.1; done
+EOC
+cat > "$T_TMP/pager.sh" <<EOC
+while [ ! -e "$T_TMP/F" ]; do sleep 0.1; done; read x < /dev/tty; echo "got \$x"; touch "$T_TMP/G"
+EOC
+t "terminal: a reader of the terminal after ukstap in the pipeline is not stopped" 0 '~^got typed' '' -- bash -c \
+  "printf 'typed\\n' | timeout -s KILL 60 script -qec \"'$UKSTAP' -e 'probe begin { }' -c 'sh $T_TMP/cmd.sh' | sh $T_TMP/pager.sh\" /dev/null"
 t_done
