@@ -196,8 +196,17 @@ int open_output_file(const std::string& path, std::string& why) {
   std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
   if (dir.empty()) dir = "/";
   struct stat ds {};
-  bool shared = ::stat(dir.c_str(), &ds) == 0 && (ds.st_mode & S_ISVTX) && (ds.st_mode & S_IWOTH);
-  if (!shared) {
+  bool have_dir = ::stat(dir.c_str(), &ds) == 0;
+  bool shared = have_dir && (ds.st_mode & S_ISVTX) && (ds.st_mode & S_IWOTH);
+  // A directory someone else controls (another user's, or writable by others without the sticky
+  // bit, as under `sudo ukstap -o out` in a user's home): its owner can plant a link there, so
+  // the same care applies, but a file of theirs there may be written (they could write it anyway).
+  bool foreign = have_dir && !shared &&
+                 ((ds.st_uid != 0 && ds.st_uid != ::geteuid()) || (ds.st_mode & (S_IWGRP | S_IWOTH)));
+  std::string where = shared ? " in the world-writable sticky directory '" + dir + "'"
+                             : " in the directory '" + dir + "', which uid " + std::to_string(ds.st_uid) +
+                                   " or others can write";
+  if (!shared && !foreign) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) why = "cannot open output file '" + path + "': " + std::strerror(errno);
     return fd;
@@ -209,7 +218,7 @@ int open_output_file(const std::string& path, std::string& why) {
   if (errno == EEXIST) {
     fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0 && errno == ELOOP)
-      return refuse("it is a symbolic link in the world-writable sticky directory '" + dir + "'");
+      return refuse("it is a symbolic link" + where);
   }
   if (fd < 0) {
     why = "cannot open output file '" + path + "': " + std::strerror(errno);
@@ -218,13 +227,12 @@ int open_output_file(const std::string& path, std::string& why) {
   struct stat st {};
   std::string bad;
   if (::fstat(fd, &st) != 0) bad = std::string("cannot stat it: ") + std::strerror(errno);
-  else if (st.st_uid != ::geteuid())
-    bad = "it is owned by uid " + std::to_string(st.st_uid) +
-          " in the world-writable sticky directory '" + dir + "'";
+  else if (shared && st.st_uid != ::geteuid())
+    bad = "it is owned by uid " + std::to_string(st.st_uid) + where;
   else if (!S_ISREG(st.st_mode))
-    bad = "it is not a regular file, in the world-writable sticky directory '" + dir + "'";
+    bad = "it is not a regular file," + where;
   else if (st.st_nlink > 1)
-    bad = "it has other hard links, in the world-writable sticky directory '" + dir + "'";
+    bad = "it has other hard links," + where;
   if (!bad.empty()) {
     ::close(fd);
     return refuse(bad);

@@ -79,10 +79,12 @@ int run_command(const std::vector<std::string>& argv, std::string& output) {
   // A straggler that closed its output; before the reap, while the group's id is still held by
   // its leader (alive or a zombie) and cannot name another group.
   if (termed) ::kill(-pid, SIGKILL);
+  // Before the reap: once reaped, the id may name another process group, which a signal
+  // arriving then must not reach through the handler.
+  set_waited_child_group(0);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  set_waited_child_group(0);
   if (WIFEXITED(status)) return WEXITSTATUS(status) == 127 && output.find("cannot run ") == 0 ? -1 : WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }

@@ -65,4 +65,17 @@ t "  ... truncated and rewritten" 0 "$TEN_OUT" '' -- cat "$sticky/mine"
 t "-o a new file in a sticky dir: written" 0 '' '' -- "$UKSTAP" -o "$sticky/new" -e "$TEN"
 t "  ... ten lines" 0 "$TEN_OUT" '' -- cat "$sticky/new"
 rm -rf "$sticky"
+# -o in another user's directory (as `sudo ukstap -o out` in their home): a link they plant there
+# is not followed; a file of theirs there may be written (they could write it anyway).
+theirs=$(mktemp -d /tmp/ukstap-theirs.XXXXXX); chmod 755 "$theirs"; chown nobody "$theirs"
+echo precious > "$T_TMP/victim"; chmod 644 "$T_TMP/victim"
+as_nobody ln -s "$T_TMP/victim" "$theirs/link"
+t "-o symlink in another user's dir: refused" 1 '' \
+  "~^ukstap: refusing to write output file '$theirs/link': it is a symbolic link in the directory" -- \
+  "$UKSTAP" -o "$theirs/link" -e "$TEN"
+t "  ... the link's target is untouched" 0 $'precious\n' '' -- cat "$T_TMP/victim"
+as_nobody sh -c "echo old > '$theirs/out'"
+t "-o a file of theirs in their dir: written" 0 '' '' -- "$UKSTAP" -o "$theirs/out" -e "$TEN"
+t "  ... ten lines" 0 "$TEN_OUT" '' -- cat "$theirs/out"
+rm -rf "$theirs"
 t_done
