@@ -17,14 +17,25 @@ cmd="while [ ! -e $go ]; do sleep 0.1; done; for i in \$(seq $N); do /bin/true; 
   > /dev/null 2> "$T_TMP/uk.err" &
 pid=$!
 rss() { awk '/^VmRSS/ { print $2 }' /proc/$pid/status; }
+# settled_rss: VmRSS once two reads 0.5 s apart differ by under 64 kB (up to 30 s): ukstap has
+# caught up with the records of what ran, whatever the machine's load.
+settled_rss() {
+  local a b
+  a=$(rss)
+  for _ in $(seq 60); do
+    sleep 0.5; b=$(rss)
+    [ $((b > a ? b - a : a - b)) -lt 64 ] && break
+    a=$b
+  done
+  echo "$b"
+}
 for _ in $(seq 1200); do grep -q ready "$T_TMP/uk.err" && break; kill -0 $pid 2> /dev/null || break; sleep 0.1; done
 t "ukstap started" 0 '' '' -- grep -q ready "$T_TMP/uk.err"
-sleep 1  # let the start-up allocations (unwind tables of sh, libc, ld.so) settle
-before=$(rss)
+before=$(settled_rss)  # after the start-up allocations (unwind tables of sh, libc, ld.so)
 touch "$go"
 for _ in $(seq 1200); do [ -e "$done" ] && break; kill -0 $pid 2> /dev/null || break; sleep 0.1; done
 t "$N processes ran" 0 '' '' -- test -e "$done"
-after=$(rss)
+after=$(settled_rss)
 touch "$end"; wait $pid
 echo "  VmRSS: $before kB before, $after kB after $N processes"
 # Before the bound: +15 MB here (6,000 kept histories); with it ~+3 MB. Allow 8 MB (malloc keeps some slack).
