@@ -42,13 +42,18 @@ void churn(Tracker& tr, int from, int n) {
   }
 }
 
+// Every process is a target (a system-wide script).
+void trace_everything(Tracker& tr) {
+  TargetSpec all;
+  all.system_wide = true;
+  tr.set_targets(all);
+}
+
 }  // namespace
 
 TEST_CASE("exited processes: a bounded number kept, the latest still resolve", "[tracker][retention]") {
   Tracker tr;
-  TargetSpec all;
-  all.system_wide = true;
-  tr.set_targets(all);
+  trace_everything(tr);
   tr.on_mmap(kParent, exe_map(0x10000, "/bin/sh", 1), 1);
   const int n = 5000;
   churn(tr, 0, n);
@@ -72,9 +77,7 @@ TEST_CASE("exited processes: a bounded number kept, the latest still resolve", "
 
 TEST_CASE("exited processes: freed only once the reader passed their records", "[tracker][retention]") {
   Tracker tr;
-  TargetSpec all;
-  all.system_wide = true;
-  tr.set_targets(all);
+  trace_everything(tr);
   tr.on_mmap(kParent, exe_map(0x10000, "/bin/sh", 1), 1);
   uint64_t written = 100, read = 0;
   Retention r;
@@ -100,9 +103,7 @@ TEST_CASE("exited processes: freed only once the reader passed their records", "
 
 TEST_CASE("exited processes: a reused pid's new process is not freed by the old exit", "[tracker][retention]") {
   Tracker tr;
-  TargetSpec all;
-  all.system_wide = true;
-  tr.set_targets(all);
+  trace_everything(tr);
   Retention r;
   r.keep = 0;
   uint64_t written = 10, read = 0;
@@ -121,9 +122,7 @@ TEST_CASE("exited processes: a reused pid's new process is not freed by the old 
 
 TEST_CASE("mapping serials are never reused", "[tracker][retention]") {
   Tracker tr;
-  TargetSpec all;
-  all.system_wide = true;
-  tr.set_targets(all);
+  trace_everything(tr);
   Retention r;
   r.keep = 0;
   tr.set_retention(r);
