@@ -43,13 +43,20 @@ kill "$child" 2> /dev/null
 echo "left in /tmp after kill -9:"
 find /tmp -mindepth 1 ! -path /tmp/cache "${skip_cache[@]}" | sed 's/^/  /'
 EOS
+# The fresh /tmp hides whatever lay under /tmp (a build tree checked out there, as CI may): the
+# binary, tapsets and runtime run from a copy in /dev/shm.
+kit=$(mktemp -d /dev/shm/ukstap-kit.XXXXXX)
+cp "$UKSTAP" "$kit/ukstap" && cp -r "$UKSTAP_TOP_SRCDIR/tapsets" "$UKSTAP_TOP_SRCDIR/runtime" "$kit/"
+in_private_tmp() {
+  unshare -m env UKSTAP="$kit/ukstap" UKSTAP_TAPSET="$kit/tapsets" UKSTAP_RUNTIME="$kit/runtime" \
+    bash "$T_TMP/in_private_tmp.sh" "$@"
+}
 t "kill -9 during a --profile run with user stacks: nothing in /tmp, before or after" 0 \
-  $'fds into /tmp while running:\nleft in /tmp after kill -9:\n' '' -- \
-  unshare -m env UKSTAP="$UKSTAP" bash "$T_TMP/in_private_tmp.sh"
+  $'fds into /tmp while running:\nleft in /tmp after kill -9:\n' '' -- in_private_tmp
 
 t "the same with an untrusted cache: the module compiled for the run is gone too" 0 \
-  $'fds into /tmp while running:\nleft in /tmp after kill -9:\n' '' -- \
-  unshare -m env UKSTAP="$UKSTAP" bash "$T_TMP/in_private_tmp.sh" untrusted
+  $'fds into /tmp while running:\nleft in /tmp after kill -9:\n' '' -- in_private_tmp untrusted
+rm -rf "$kit"
 
 # The same run to its end: the samples still come back (through the memfd).
 t "--profile still writes its profile" 0 '~ [0-9]+$' '' -- \
