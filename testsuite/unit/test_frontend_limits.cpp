@@ -152,15 +152,18 @@ TEST_CASE("c_integer_type: C integer words and common typedefs, nothing else", "
 
 TEST_CASE("nesting limit: chains and nests beyond it are one parse error with a location",
           "[depth]") {
-  const int over = parse::kMaxNesting + 10;
+  const int over = parse::kMaxNesting + 10, chain_over = parse::kMaxChain + 10;
   for (const std::string& body :
        {"x = " + chain(14000), "x = " + chain(100000), "x = " + repeat("(", over) + "1" +
         repeat(")", over), "x = " + repeat("- ", over) + "1", "x = " + repeat("!", over) + "1",
         repeat("if (y) ", over) + "x = 1", repeat("{", over) + "x = 1" + repeat("}", over),
         "x = " + repeat("y ? ", over) + "1" + repeat(" : 0", over),
         "x = " + repeat("f(", over) + "1" + repeat(")", over),
-        "s = " + repeat("\"a\" . ", over) + "\"a\"", "x = " + repeat("1 * ", over) + "1",
-        "x = " + repeat("1 || ", over) + "1", "x = " + repeat("1 < ", over) + "1"}) {
+        "s = " + repeat("\"a\" . ", chain_over) + "\"a\"",
+        "x = " + repeat("1 * ", chain_over) + "1", "x = " + repeat("1 || ", chain_over) + "1",
+        "x = " + repeat("1 < ", chain_over) + "1",
+        // a mix: half the nesting budget, then a chain of the other half and more
+        repeat("if (y) ", parse::kMaxNesting / 2) + "x = " + chain(parse::kMaxChain / 2 + 10)}) {
     Frontend fe(probe(body));
     CHECK(fe.failed_pass == 1);
     std::string e = fe.err.str();
@@ -173,9 +176,10 @@ TEST_CASE("nesting limit: chains and nests beyond it are one parse error with a 
 }
 
 TEST_CASE("nesting limit: inputs just under it go through passes 1-3", "[depth]") {
-  const int under = parse::kMaxNesting - 20;
+  const int under = parse::kMaxNesting - 20, chain_under = parse::kMaxChain - 30;
   for (const std::string& body :
-       {"x = " + chain(under), "x = " + repeat("(", under) + "1" + repeat(")", under),
+       {"x = " + chain(under), "x = " + chain(chain_under),
+        "s = " + repeat("\"a\" . ", chain_under) + "\"a\"", "x = " + repeat("(", under) + "1" + repeat(")", under),
         "x = " + repeat("- ", under) + "1", repeat("if (y) ", under) + "x = 1",
         repeat("{", under) + "x = 1" + repeat("}", under),
         "x = " + repeat("y ? ", under) + "1" + repeat(" : 0", under),

@@ -315,25 +315,28 @@ class Parser {
 
   struct DepthGuard {
     Parser& p;
-    explicit DepthGuard(Parser& p) : p(p) {
-      if (++p.depth_ > kMaxNesting) {
-        --p.depth_;
+    explicit DepthGuard(Parser& p, int cost = kNestCost) : p(p), cost(cost) {
+      if ((p.depth_ += cost) > kMaxDepthUnits) {
+        p.depth_ -= cost;
         // At the token that goes one level too deep (not the last one consumed).
         const Token* at = p.peek();
         std::string msg = "too deeply nested: more than " + std::to_string(kMaxNesting) +
-                          " levels of nested or chained expressions and statements";
+                          " levels of nested expressions and statements, or " +
+                          std::to_string(kMaxChain) + " chained operators";
         throw at ? p.error_at(msg, at) : p.error(msg);
       }
     }
-    ~DepthGuard() { --p.depth_; }
+    ~DepthGuard() { p.depth_ -= cost; }
+    int cost;
   };
   // A left-associative chain (a + b + c ...) is parsed by a loop but nests one AST level per
-  // operator, and every later pass walks the tree recursively: each operator counts as one
-  // level of nesting until the chain ends (chain_level() per operator, then depth_ -= count).
+  // operator, and every later pass walks the tree recursively: each operator counts one unit
+  // (a nesting level kNestCost) until the chain ends (chain_level() per operator, then
+  // depth_ -= count).
   // A plain counter, not a guard object: the parser's frames are what limits the nesting an
   // ASan build can parse, and an error resets depth_ anyway (parse()'s recovery).
   void chain_level() {
-    DepthGuard level(*this);  // throws at the limit
+    DepthGuard level(*this, 1);  // throws at the limit
     ++depth_;
   }
 

@@ -56,12 +56,17 @@ struct PreprocEnv {
   static PreprocEnv from_session(const Session& s);
 };
 
-// Maximum nesting of expressions/statements/probe-point braces before a parse error; each
-// operator of a left-associative chain (1 + 1 + ...) counts as one level, so the limit bounds
-// the depth of the AST that every later pass walks recursively. The parser's own recursion is
-// the deepest: ~3 KB of stack per parenthesis level (~10 KB under ASan), so 500 levels need
-// 1-2 MB of the default 8 MB stack (4-5 MB in the ASan fuzz build), measured with ulimit -s.
+// How deep a script may go before a parse error. The parser's own recursion is the deepest
+// walk of a nesting level: ~3 KB of stack per parenthesis level (~10 KB under ASan), so 500
+// levels need 1-2 MB of the default 8 MB stack (4-5 MB in the ASan fuzz build), measured with
+// ulimit -s. A left-associative chain (1 + 1 + ...) is parsed by a loop but is one AST level
+// per operator for every later recursive pass, which costs far less stack per level: an
+// operator counts half a nesting level. So: 500 nested levels, or a chain of ~1000
+// operators, or a mix within the same budget (kMaxNesting * kNestCost units).
 constexpr int kMaxNesting = 500;
+constexpr int kNestCost = 2;                                  // units per nesting level
+constexpr int kMaxDepthUnits = kMaxNesting * kNestCost;       // 1 unit per chain operator
+constexpr int kMaxChain = kMaxDepthUnits;                     // a chain alone, in operators
 
 // Parses one script or tapset file; reports every error through s.diag.parse_error() and
 // returns nullptr if there was any (also for an empty user script, which gets stap's
