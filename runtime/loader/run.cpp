@@ -1070,8 +1070,7 @@ int Runner::run() {
     }
     if (!target_.fork_parked(why)) return fail(why);
     have_cmd_ = true;
-    target_pid_ = target_.pid();
-    loader::set_target_group(target_pid_);  // killed with ukstap's emergency exit
+    target_pid_ = target_.pid();  // its group is killed on an emergency exit (target.cpp)
   } else if (s_.opts.target_pid > 0) {
     if (::kill(s_.opts.target_pid, 0) != 0 && errno == ESRCH) {
       s_.diag.fatal("cannot follow process " + std::to_string(s_.opts.target_pid) + " (-x): no such process");

@@ -117,16 +117,6 @@ std::string build_id_hex(Elf* e) {
 namespace {
 
 template <typename Source>
-std::string build_id_of(const Source& file) {
-  std::string id;
-  with_elf(file, [&](Elf* e, const struct stat&) {
-    id = build_id_hex(e);
-    return true;
-  });
-  return id;
-}
-
-template <typename Source>
 std::string table_key_of(const Source& file) {
   std::string id, key;
   with_elf(file, [&](Elf* e, const struct stat& st) {
@@ -150,8 +140,15 @@ std::string table_key_of(const Source& file) {
 
 }  // namespace
 
-std::string elf_build_id(const std::string& path) { return build_id_of(path); }
-std::string elf_build_id(int fd) { return build_id_of(fd); }
+std::string elf_build_id(const std::string& path) {
+  std::string id;
+  with_elf(path, [&](Elf* e, const struct stat&) {
+    id = build_id_hex(e);
+    return true;
+  });
+  return id;
+}
+
 std::string elf_table_key(const std::string& path) { return table_key_of(path); }
 std::string elf_table_key(int fd) { return table_key_of(fd); }
 

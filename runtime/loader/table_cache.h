@@ -21,8 +21,6 @@ namespace ukstap::loader {
 // The GNU build-id of the ELF file at `path`, lowercase hex; "" when it has none or cannot be
 // read.
 std::string elf_build_id(const std::string& path);
-// The same from an open descriptor (kept open).
-std::string elf_build_id(int fd);
 
 // The cache key of the unwind table compiled from the ELF file at `path`: "<build-id>-<hash>",
 // the hash (SHA-256, content_hash.h: the file may be another user's) over the file's size, its executable PT_LOAD headers, its .eh_frame and .debug_frame

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <climits>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
