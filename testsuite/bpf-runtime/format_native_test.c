@@ -1,5 +1,5 @@
 /* Native unit test of runtime/common/stp_format.h. Expected strings are the examples of
- * /work/shared/STAP-FORMATS.md §1 and §3 (and C's printf where §3 says "as C does"), NOT
+ * docs/STAP-FORMATS.md §1 and §3 (and C's printf where §3 says "as C does"), NOT
  * outputs of the code under test. Prints one line per failure and "N passed, N failed". */
 #include <stdio.h>
 #include <string.h>

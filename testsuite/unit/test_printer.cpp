@@ -1,5 +1,5 @@
 // The -p1 printer. Expected texts follow SystemTap's staptree.cxx print methods (and the -p1
-// examples in shared/STAP-FORMATS.md section 6): every subexpression parenthesized, a block is
+// examples in docs/STAP-FORMATS.md section 6): every subexpression parenthesized, a block is
 // "{\n" + "STMT;\n"... + "}" with no indentation, `if` and `try` end their own line (so a lone
 // ";" line follows them), `while` prints as `for (; c; )`, printf formats go through
 // lex_cast_qstring (escapes doubled: "%d\\n").

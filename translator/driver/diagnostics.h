@@ -1,4 +1,4 @@
-// SystemTap-format diagnostics (../shared/STAP-FORMATS.md section 5).
+// SystemTap-format diagnostics (docs/STAP-FORMATS.md section 5).
 //
 //   parse error: expected literal string or number
 //           saw: operator '}' at /tmp/e1.stp:3:1
