@@ -9,6 +9,7 @@
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -615,7 +616,11 @@ bool Runner::attach_all() {
     if (loader::interrupted()) return false;  // SIGINT/SIGTERM: stop here, detach what is attached
     if (!attach_probe(p, prog)) {
       int err = errno ? errno : EINVAL;
-      fail("cannot attach " + probe_where(p) + ": " + std::strerror(err) +
+      struct rlimit nofile{};
+      std::string limit = err == EMFILE && ::getrlimit(RLIMIT_NOFILE, &nofile) == 0
+                              ? " (ulimit -n is " + std::to_string(nofile.rlim_cur) + ")"
+                              : "";
+      fail("cannot attach " + probe_where(p) + ": " + std::strerror(err) + limit +
            (s_.opts.verbose > 0 ? "\n" + g_libbpf_log : ""));
       return false;
     }
@@ -1056,6 +1061,14 @@ int Runner::run() {
   loader::install_interrupt_handlers();
   loader::exit_on_interrupt(true);
   ::signal(SIGPIPE, SIG_IGN);
+  // Each perf-event probe holds four descriptors (program, event, link, the closer's reference):
+  // `probe syscall.*` as 361 tracepoints needs ~1,500, over the usual soft limit of 1,024. As
+  // perf does, the soft limit goes up to the hard one.
+  struct rlimit nofile;
+  if (::getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+    nofile.rlim_cur = nofile.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &nofile);
+  }
 
   std::string why;
   if (!out_.open(s_.opts.output_file, why)) {
