@@ -1,6 +1,6 @@
 /* ukstap runtime: what the native module (module.so) exports to the loader.
  *
- * The loader (runtime/loader/run.cpp) dlopen()s module.so and binds these symbols with dlsym;
+ * The loader (loader/run.cpp) dlopen()s module.so and binds these symbols with dlsym;
  * the definitions live in runtime/native/stp_native_core.h (compiled into module.so, which
  * includes the runtime once). Plain C, also included by the C++ loader.
  *

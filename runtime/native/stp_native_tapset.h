@@ -186,7 +186,7 @@ static inline void _stp_text_str(char *out, unsigned long in, long inlen, long o
 /* Native probes (begin, end, interval timers) run in ukstap itself: there is no user stack to
  * walk (print_ubacktrace prints `<no user backtrace at PP>`, ubacktrace() is "\n"). Addresses
  * given to print_ustack/usym* resolve against the target process, else against the process that
- * last had them mapped (pid 0 in the record: see runtime/loader/ustack_output.cpp). */
+ * last had them mapped (pid 0 in the record: see loader/ustack_output.cpp). */
 static inline uint64_t stp_n_fnv(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ull; }
 static inline void stp_n_stack_emit(int type, int flags, int kind, uint64_t token, const char *str,
                                     const uint64_t *pcs, uint16_t n)

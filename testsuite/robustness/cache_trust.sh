@@ -1,5 +1,5 @@
 #!/bin/bash
-# Root never trusts a cache file it does not own (runtime/loader/owned_files.h, module_sum.h,
+# Root never trusts a cache file it does not own (loader/owned_files.h, module_sum.h,
 # table_cache.h).
 #
 # A planted native module (a .so whose constructor writes a marker file) is put where a root

@@ -1,5 +1,5 @@
 #!/bin/bash
-# SIGINT/SIGTERM end ukstap promptly in every pass (runtime/loader/interrupt.h):
+# SIGINT/SIGTERM end ukstap promptly in every pass (loader/interrupt.h):
 #  - after the probes of `probe syscall.*` as 360 perf-event tracepoints are attached
 #    (-D STP_SYSCALL_DISPATCH=0): the exit took 12-13 s (the kernel tears each event down in
 #    turn); now the programs are detached at once and the events closed in the background;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The unwind-table cache is keyed by a file's content, not by its build-id alone
-# (runtime/loader/table_cache.h). A build-id is whatever the linker was told: a tiny program
+# (unwind-tables/table_cache.h). A build-id is whatever the linker was told: a tiny program
 # linked with `-Wl,--build-id=0x<libc's build-id>`, traced once, had its few-row table cached as
 # libc's, and every later run cut libc stacks short.
 #

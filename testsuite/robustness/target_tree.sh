@@ -1,5 +1,5 @@
 #!/bin/bash
-# -c CMD: the whole process tree the command starts goes with ukstap (runtime/loader/target.h):
+# -c CMD: the whole process tree the command starts goes with ukstap (loader/target.h):
 # at exit every process of it is killed (a shell's background children used to run on), and
 # when ukstap is SIGKILLed the target and its children are killed too (they used to run on,
 # unsupervised). The tree is found in /proc by a marker in its argv (sleep MARKER), not by

@@ -2,8 +2,8 @@
 # The files ukstap makes for itself during a run (the copy of the vDSO its unwind-table compiler
 # reads, the --profile samples file, the module compiled for this run only when the cache is not
 # to be trusted) have no name in /tmp once pass 5 runs: a kill -9 of ukstap leaves nothing behind
-# (memfds: runtime/loader/unwind_tables.cpp, translator/driver/main.cpp; the module directory is
-# removed once its objects are open: runtime/loader/compile.cpp).
+# (memfds: loader/unwind_tables.cpp, translator/driver/main.cpp; the module directory is
+# removed once its objects are open: loader/compile.cpp).
 #
 # Truth: the directory listing of a /tmp that only this test's ukstap can see (a private mount
 # namespace with a fresh tmpfs on /tmp, unshare(1)), and /proc/PID/fd of the running ukstap.

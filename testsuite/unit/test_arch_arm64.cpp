@@ -18,7 +18,7 @@
 
 #include "arch/stp_arch_arm64.h"
 #include "arch/stp_arch_x86_64.h"
-#include "vma-tracker/table_compiler.h"
+#include "unwind-tables/table_compiler.h"
 
 using ukstap::test::run;
 using ukstap::test::sh;

@@ -1,4 +1,4 @@
-// vma-tracker/table_compiler: compiled CFI rows against binutils. Truth is readelf's
+// unwind-tables/table_compiler: compiled CFI rows against binutils. Truth is readelf's
 // `--debug-dump=frames-interp` table (LOC CFA rbp ra per row) for a program compiled here
 // (-O2 -fomit-frame-pointer; a VLA and alloca make rbp-based CFAs, printf/puts go through the
 // PLT), for the same program with .debug_frame instead of .eh_frame, and for libc; the kernel
@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "vma-tracker/table_compiler.h"
+#include "unwind-tables/table_compiler.h"
 
 using ukstap::unwind::CfiTable;
 using ukstap::unwind::compile_cfi;

@@ -1,4 +1,4 @@
-// runtime/loader/owned_files and module_sum: which files a root ukstap trusts. Truth: the
+// loader/owned_files and module_sum: which files a root ukstap trusts. Truth: the
 // ownership and modes chown/chmod/ln set up (stat(2) after each write), sha256sum's digest of a
 // recorded module. Run as root (the unit tests are), so "another user" is nobody.
 #include "test_util.h"

@@ -1,6 +1,6 @@
 // Replay tests: real register + stack snapshots of this process (and of a helper program built
 // here) unwound natively by the portable stepper (runtime/unwind/stp_cfi_step.h, the code the BPF
-// module runs) over tables from vma-tracker's compile_cfi, with libunwind's unw_backtrace taken
+// module runs) over tables from unwind-tables/ compile_cfi, with libunwind's unw_backtrace taken
 // at the same spot as the independent truth. The walk below mirrors stp_uwalk_frame in
 // runtime/bpf/stp_bpf_ustack.h: frame 0 is the exact pc, later frames look up pc-1 unless the
 // previous step came out of a signal frame, a pc without a table (no mapping, no FDE, a NO_FDE gap
@@ -41,7 +41,7 @@
 #include <vector>
 
 #include "vma-tracker/symbolizer.h"
-#include "vma-tracker/table_compiler.h"
+#include "unwind-tables/table_compiler.h"
 
 using ukstap::test::run;
 using ukstap::test::sh;

@@ -1,4 +1,4 @@
-// runtime/loader/table_cache: compiled unwind tables on disk by content (build-id + a hash of the
+// unwind-tables/table_cache: compiled unwind tables on disk by content (build-id + a hash of the
 // CFI). Truth: readelf's build-id note, and the table compile_cfi produces for the same file (a
 // cached table must be that table, byte for byte); a damaged or foreign cache file, or one that
 // is not ours and private (stat(2)), must never be used.
@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "loader/table_cache.h"
-#include "vma-tracker/table_compiler.h"
+#include "unwind-tables/table_cache.h"
+#include "unwind-tables/table_compiler.h"
 
 using ukstap::loader::elf_build_id;
 using ukstap::loader::elf_table_key;

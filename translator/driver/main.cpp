@@ -22,11 +22,12 @@
 #include "driver/diagnostics.h"
 #include "driver/options.h"
 #include "driver/passes.h"
+#include "loader/passes.h"
 #include "driver/privilege.h"
 #include "driver/profile_mode.h"
 #include "driver/session.h"
 #include "probes/provider.h"
-#include "runtime/loader/interrupt.h"
+#include "loader/interrupt.h"
 
 namespace ukstap {
 namespace {
@@ -153,7 +154,7 @@ int flush_stdout(int rc) {
 }
 
 int run(int argc, char** argv) {
-  // SIGINT/SIGTERM end every pass promptly (runtime/loader/interrupt.h); exit status 1 before
+  // SIGINT/SIGTERM end every pass promptly (loader/interrupt.h); exit status 1 before
   // pass 5 runs the probes.
   loader::install_interrupt_handlers();
   Options opts;

@@ -29,13 +29,7 @@ int pass3_translate(Session& s);
 // -p3 output: the generated C.
 void print_pass3(Session& s, std::ostream& out);
 
-// Pass 4 (runtime/loader/compile.cpp): compiles s.module->source into module.bpf.o and
-// module.so in the cache (by content hash), unless already there; sets s.module_paths.
-int pass4_compile(Session& s);
-
-// Pass 5 (runtime/loader/run.cpp): load, attach, run, format output, detach.
-int pass5_run(Session& s);
-
+// Passes 4 and 5 are the loader's (loader/passes.h).
 // -l / -L PATTERN (passes/list_probes.cpp): returns 0 when something matched, 1 otherwise.
 int list_probes(Session& s, std::ostream& out);
 

@@ -2,7 +2,7 @@
 // generates a script (a perf.sw.cpu_clock.hz(HZ) probe printing the sample's process, its
 // kernel stack and its full DWARF user stack), runs it like any other script with the output
 // sent to a private file, then folds the samples into a profile and writes it as folded stacks,
-// an SVG flame graph or pprof (runtime/loader/profile/). Tables for the command and its
+// an SVG flame graph or pprof (loader/profile/). Tables for the command and its
 // libraries are loaded as for any -c target (no -d needed).
 #pragma once
 

@@ -15,7 +15,7 @@
 // at function entry, so a leaf's RA column 30 is "same value" = still in the link register.
 // libdw ignores DW_CFA_AARCH64_negate_ra_state (0x2d, the GNU_window_save opcode): the signed-RA
 // ranges are found here by scanning the FDEs' instructions (pac_ranges).
-#include "vma-tracker/table_compiler.h"
+#include "unwind-tables/table_compiler.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>

@@ -24,12 +24,12 @@
 #include <sstream>
 
 #include "loader/owned_files.h"
-#include "loader/table_cache.h"
+#include "unwind-tables/table_cache.h"
 #include "loader/interrupt.h"
 #include "loader/util.h"
 #include "unwind/stp_cfi.h"
 #include "vma-tracker/symbolizer.h"
-#include "vma-tracker/table_compiler.h"
+#include "unwind-tables/table_compiler.h"
 #include "vma-tracker/tracker.h"
 #include "vma-tracker/traced_file.h"
 

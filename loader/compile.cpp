@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "codegen/module_info.h"
-#include "driver/passes.h"
+#include "loader/passes.h"
 #include "driver/session.h"
 #include "loader/module_sum.h"
 #include "loader/owned_files.h"

@@ -1,5 +1,5 @@
 // Kernel symbols from /proc/kallsyms: the symbol table kernel backtraces and symname()/symdata()
-// are named from (runtime/loader/kstack_output.cpp). Read once, sorted by address.
+// are named from (loader/kstack_output.cpp). Read once, sorted by address.
 //
 // As SystemTap's tables (STAP-FORMATS §4): a symbol's SIZE is the distance to the next symbol
 // (of the same module), 0 for the last one; MODULE is `kernel` for the core kernel, else the

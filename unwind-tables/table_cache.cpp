@@ -1,5 +1,5 @@
 // On-disk cache of compiled unwind tables (table_cache.h).
-#include "loader/table_cache.h"
+#include "unwind-tables/table_cache.h"
 
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include "loader/content_hash.h"
 #include "loader/owned_files.h"
 #include "loader/util.h"
-#include "vma-tracker/table_compiler.h"
+#include "unwind-tables/table_compiler.h"
 #include "vma-tracker/traced_file.h"
 
 namespace ukstap::loader {

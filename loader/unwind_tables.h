@@ -1,4 +1,4 @@
-// Pass 5's unwind tables: compiles files' CFI (vma-tracker/table_compiler) and loads the rows
+// Pass 5's unwind tables: compiles files' CFI (unwind-tables/table_compiler) and loads the rows
 // into the BPF module's row pool (stp_cfi_rows, mmapped) and file map (stp_cfi_files), keyed by
 // the VMA tracker's file ids, so the in-kernel walk finds them through stp_vmas.
 //

@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "codegen/module_info.h"
-#include "driver/passes.h"
+#include "loader/passes.h"
 #include "driver/session.h"
 #include "loader/event_closer.h"
 #include "loader/interrupt.h"
