@@ -3,12 +3,10 @@
 #include "codegen/c_text.h"
 
 #include <algorithm>
-#include <functional>
 
 #include "parse/parser.h"
 #include "passes/elaborate_steps.h"
-#include "probes/cache.h"
-#include "probes/internal.h"
+#include "probes/tracefs.h"
 
 namespace ukstap::codegen {
 
@@ -24,14 +22,6 @@ int bracket_depth(const std::string& c) {
   return deepest;
 }
 
-// A syscalls:sys_* probe whose number and record layout the dispatcher knows (tracepoint_family).
-bool dispatchable(const DerivedProbe& p) {
-  return p.family == "tracepoint" && p.params.count("syscall_nr");
-}
-bool is_sys_exit(const DerivedProbe& p) {
-  auto ev = p.params.find("event");
-  return ev != p.params.end() && ev->second.rfind("sys_exit", 0) == 0;
-}
 // Around a dispatched probe and its foreach callbacks, the tracepoint field readers read the
 // record rebuilt from the registers (runtime/bpf/stp_bpf_probes.h).
 const char* const kReadSysrec = "#undef STP__TPREC\n#define STP__TPREC ((void *)c->k.sysrec)\n";
@@ -98,15 +88,6 @@ struct HistFinder : ast::TraversingVisitor {
   }
 };
 
-// Which functions each function calls: recursion cannot be laid out in one frame per function.
-struct CallFinder : ast::TraversingVisitor {
-  std::vector<ast::Function*> calls;
-  void visit(ast::FunctionCall& e) override {
-    if (e.referent) calls.push_back(e.referent);
-    TraversingVisitor::visit(e);
-  }
-};
-
 }  // namespace
 
 std::string Emitter::Frame::add_field(const std::string& decl_type, const std::string& name,
@@ -125,7 +106,7 @@ std::string Emitter::Frame::add_temp(const std::string& ctype, const std::string
   return add_field(ctype, n);
 }
 
-Emitter::Emitter(Session& s, ModuleInfo& m) : s_(s), m_(m) {}
+Emitter::Emitter(Session& s, const passes::Analyses& a, ModuleInfo& m) : s_(s), a_(a), m_(m) {}
 
 std::string Emitter::c_name(const std::string& n) { return c_identifier(n); }
 
@@ -1222,12 +1203,6 @@ void Emitter::emit_function(ast::Function* f, bool native) {
     body << "#undef STAP_RETURN\n#define STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)\n";
     body << "#define STAP_FN_LOC " << location(f->tok) << "\n";
     body << code->code << "\n";
-    if (code->code.find("_stp_ustack_") != std::string::npos ||
-        code->code.find("_stp_usym_") != std::string::npos)
-      m_.uses_user_stacks = true;
-    if (code->code.find("_stp_kstack_") != std::string::npos ||
-        code->code.find("_stp_ksym_") != std::string::npos)
-      m_.uses_kernel_stacks = true;
     body << "#undef STAP_RETURN\n#undef STAP_RETVALUE\n#undef STAP_FN_LOC\n";
     for (auto* a : f->formal_args) body << "#undef STAP_ARG_" << c_identifier(a->name) << "\n";
     body << "  goto out;\nout:\n  return;\n}\n#endif\n\n";
@@ -1248,26 +1223,17 @@ void Emitter::emit_function(ast::Function* f, bool native) {
   functions_ << body.str();
 }
 
-bool Emitter::dispatched(const DerivedProbe& p) const { return dispatch_syscalls_ && dispatchable(p); }
-
-std::string Emitter::probe_macro(const DerivedProbe& p, int id, bool& native) {
+std::string Emitter::probe_macro(const DerivedProbe& p, int id) {
   std::string ids = std::to_string(id);
-  native = false;
   const std::string& fam = p.family;
   auto param = [&](const char* k) {
     auto it = p.params.find(k);
     return it == p.params.end() ? std::string() : it->second;
   };
-  if (fam == "begin" || fam == "end" || fam == "error") {
-    native = true;
-    return "STP_PROBE_NATIVE(" + ids + ")";
-  }
-  if (fam == "timer") {
-    if (param("kind") == "profile") return "STP_PROBE_PERF(" + ids + ")";
-    native = true;
-    return "STP_PROBE_NATIVE(" + ids + ")";
-  }
-  if (dispatched(p)) return "STP_PROBE_SYSCALL(" + ids + ", " + (is_sys_exit(p) ? "1" : "0") + ")";
+  if (a_.placement.of(p) == passes::ProbeSide::Native) return "STP_PROBE_NATIVE(" + ids + ")";
+  if (fam == "timer") return "STP_PROBE_PERF(" + ids + ")";  // timer.profile
+  if (auto* d = a_.dispatch.of(p))
+    return "STP_PROBE_SYSCALL(" + ids + ", " + (d->exit ? "1" : "0") + ")";
   if (fam == "tracepoint")
     return "STP_PROBE_TRACEPOINT(" + ids + ", " + c_quote(param("system")) + ", " +
            c_quote(param("event")) + ")";
@@ -1310,22 +1276,16 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
   auto pr = p->params.find("priority");
   if (pr != p->params.end()) info.priority = std::stoll(pr->second);
 
-  const probes::TraceEvent* tp = nullptr;
-  if (p->family == "tracepoint") {
-    auto& cache = probes::session_cache(s_);
-    if (cache.tracefs) tp = cache.tracefs->event(p->params["system"], p->params["event"]);
-  }
+  const probes::TraceEvent* tp = a_.formats.of(*p);
   std::ostringstream body;
-  std::string macro = probe_macro(*p, id, info.native);
+  info.native = a_.placement.of(*p) == passes::ProbeSide::Native;
+  std::string macro = probe_macro(*p, id);
   // A syscall probe behind the dispatcher: its slot among the probes of its syscall number,
   // and its record (the syscalls:sys_* layout) built from the task's registers.
-  bool via_dispatcher = dispatched(*p);
-  bool sys_exit = via_dispatcher && is_sys_exit(*p);
-  if (via_dispatcher) {
-    int slot = syscall_slots_[{sys_exit, std::stoi(p->params["syscall_nr"])}]++;
-    info.params["syscall_slot"] = std::to_string(slot);
-    syscall_max_slots_[sys_exit] = std::max(syscall_max_slots_[sys_exit], slot + 1);
-  }
+  const passes::SyscallDispatch::Slot* dispatch = a_.dispatch.of(*p);
+  bool via_dispatcher = dispatch != nullptr;
+  bool sys_exit = via_dispatcher && dispatch->exit;
+  if (via_dispatcher) info.params["syscall_slot"] = std::to_string(dispatch->slot);
   body << (info.native ? "#ifdef __UKSTAP_NATIVE__\n" : "#ifdef __UKSTAP_BPF__\n");
   if (via_dispatcher) body << kReadSysrec;
   // The probe point can hold DWARF names and paths from the traced binary: c_comment escapes.
@@ -1378,28 +1338,6 @@ int Emitter::run() {
 
   try {
     layout_globals();
-    // Recursion cannot have one frame per function.
-    std::map<const ast::Function*, std::vector<ast::Function*>> calls;
-    for (auto* f : s_.functions) {
-      CallFinder cf;
-      if (f->body) f->body->accept(cf);
-      calls[f] = cf.calls;
-    }
-    std::map<const ast::Function*, int> state;
-    std::function<void(ast::Function*)> dfs = [&](ast::Function* f) {
-      state[f] = 1;
-      for (auto* g : calls[f]) {
-        if (state[g] == 1)
-          throw TranslateError("recursive function calls are not supported yet (function '" +
-                                   g->name + "')",
-                               g->tok);
-        if (state[g] == 0) dfs(g);
-      }
-      state[f] = 2;
-    };
-    for (auto* f : s_.functions)
-      if (!state[f]) dfs(f);
-
     std::ostringstream protos;
     for (auto* f : s_.functions) {
       Frame& fr = frames_.emplace_back();
@@ -1424,27 +1362,12 @@ int Emitter::run() {
     }
     // Each function is compiled for the side(s) whose probes call it, with that side's
     // abilities (foreach only natively, for now).
-    std::set<const ast::Function*> kernel_fns, native_fns;
-    std::function<void(ast::Function*, std::set<const ast::Function*>&)> reach =
-        [&](ast::Function* f, std::set<const ast::Function*>& set) {
-          if (!set.insert(f).second) return;
-          for (auto* g : calls[f]) reach(g, set);
-        };
-    for (auto* p : s_.probes) {
-      if (p->family == "never") continue;
-      bool native = false;
-      try {
-        probe_macro(*p, 0, native);
-      } catch (const SemanticError&) {
-      }
-      CallFinder cf;
-      p->body->accept(cf);
-      if (p->condition) p->condition->accept(cf);
-      for (auto* f : cf.calls) reach(f, native ? native_fns : kernel_fns);
-    }
+    m_.uses_user_stacks = a_.reach.uses_user_stacks;
+    m_.uses_kernel_stacks = a_.reach.uses_kernel_stacks;
     for (auto* f : s_.functions) {
       for (bool native : {false, true}) {
-        if (!(native ? native_fns : kernel_fns).count(f)) continue;
+        if (!a_.reach.reaches(f, native ? passes::ProbeSide::Native : passes::ProbeSide::Kernel))
+          continue;
         try {
           emit_function(f, native);
         } catch (const SemanticError& e) {
@@ -1453,17 +1376,9 @@ int Emitter::run() {
         }
       }
     }
-    // Syscall tracepoints behind one dispatcher (docs/DESIGN.md "Syscall probes share one raw
-    // tracepoint"): it saves ~70 ms of exit per tracepoint but costs every unprobed syscall
-    // ~18 ns while attached, so by default only a script with two or more of them uses it.
-    int nsys = 0;
-    for (auto* p : s_.probes)
-      if (dispatchable(*p)) ++nsys;
-    std::string mode = s_.define("STP_SYSCALL_DISPATCH", "");
-    dispatch_syscalls_ = mode.empty() ? nsys >= 2 : mode != "0";
     int id = 0;
     for (auto* p : s_.probes) {
-      if (p->family == "never") continue;
+      if (a_.placement.of(*p) == passes::ProbeSide::None) continue;
       try {
         emit_probe(p, id++);
       } catch (const SemanticError& e) {
@@ -1499,14 +1414,15 @@ int Emitter::run() {
         << "#ifdef __UKSTAP_BPF__\nstruct stp_cbdata { struct stp_context *c; struct stp_globals *g; void *ctx; };\n"
         << callbacks_.str() << "#endif\n\n"
         << functions_.str() << probes_.str();
-    // The syscall dispatchers: one raw tracepoint program per slot and direction, tail-calling
-    // the probe at (syscall number, slot) in its prog array.
+    // The syscall dispatchers (passes/syscall_dispatch.h): one raw tracepoint program per slot
+    // and direction, tail-calling the probe at (syscall number, slot) in its prog array.
     for (int dir = 0; dir < 2; ++dir) {
-      if (!syscall_max_slots_[dir]) continue;
+      const int slots = a_.dispatch.max_slots[dir];
+      if (!slots) continue;
       const char* d = dir ? "exit" : "enter";
-      all << "#ifdef __UKSTAP_BPF__\nSTP_SYSCALL_PROGS(" << d << ", " << syscall_max_slots_[dir] << ")\n";
-      for (int k = 0; k < syscall_max_slots_[dir]; ++k)
-        all << "STP_SYSCALL_DISPATCHER(" << d << ", " << k << ", " << syscall_max_slots_[dir] << ")\n";
+      all << "#ifdef __UKSTAP_BPF__\nSTP_SYSCALL_PROGS(" << d << ", " << slots << ")\n";
+      for (int k = 0; k < slots; ++k)
+        all << "STP_SYSCALL_DISPATCHER(" << d << ", " << k << ", " << slots << ")\n";
       all << "#endif\n\n";
     }
     all << "#ifdef __UKSTAP_NATIVE__\nSTP_GLOBALS_INIT\n{\n" << init << "}\n#endif\n";

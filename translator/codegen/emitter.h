@@ -12,6 +12,7 @@
 
 #include "codegen/module_info.h"
 #include "driver/session.h"
+#include "passes/analyses.h"
 
 namespace ukstap::codegen {
 
@@ -25,7 +26,8 @@ struct TranslateError : SemanticError {
 
 class Emitter {
  public:
-  Emitter(Session& s, ModuleInfo& m);
+  // Writes what pass 2 decided (`a`: passes/analyses.h); it decides nothing itself.
+  Emitter(Session& s, const passes::Analyses& a, ModuleInfo& m);
   // Generates the whole file into m.source. Returns the number of errors reported.
   int run();
 
@@ -57,12 +59,10 @@ class Emitter {
   void layout_globals();
   void emit_function(ast::Function* f, bool native);
   void emit_probe(DerivedProbe* p, int id);
-  std::string probe_macro(const DerivedProbe& p, int id, bool& native);
-  // A syscall tracepoint probe reached through the syscall dispatcher (run() decides whether
-  // the script uses it).
-  bool dispatched(const DerivedProbe& p) const;
+  std::string probe_macro(const DerivedProbe& p, int id);
 
   Session& s_;
+  const passes::Analyses& a_;
   ModuleInfo& m_;
   std::ostringstream types_;      // structs, map definitions
   std::ostringstream functions_;  // function bodies
@@ -77,11 +77,6 @@ class Emitter {
   std::set<std::string> used_c_names_;
   int errors_ = 0;
   bool has_scalar_globals_ = false;
-  // Syscall probes reached through the dispatcher: next free slot per (is_exit, nr), and the
-  // most slots one syscall needs per direction (= dispatcher programs per direction).
-  std::map<std::pair<bool, int>, int> syscall_slots_;
-  bool dispatch_syscalls_ = false;  // -D STP_SYSCALL_DISPATCH=0|1, default: 2+ syscall tracepoints
-  int syscall_max_slots_[2] = {0, 0};
 
  public:
   Frame* frame_of(const ast::Function* f) { return function_frames_[f]; }

@@ -7,8 +7,12 @@
 namespace ukstap {
 
 int pass3_translate(Session& s) {
+  if (!s.analyses) {  // pass2_elaborate sets them; a caller that skipped it gets one clear line
+    s.diag.semantic_error(SemanticError("internal error: pass 3 has no pass-2 analyses"));
+    return 1;
+  }
   s.module = std::make_shared<codegen::ModuleInfo>();
-  codegen::Emitter em(s, *s.module);
+  codegen::Emitter em(s, *s.analyses, *s.module);
   int errors = em.run();
   s.diag.summarize_semantic_errors();
   return errors ? 1 : 0;

@@ -21,6 +21,10 @@ namespace probes {
 struct Cache;  // probes/: parsed tracefs formats, ELF symbols and DWARF digests of this run
 }
 
+namespace passes {
+struct Analyses;  // passes/analyses.h: what pass 2 decided for pass 3
+}
+
 // Command-line options, with SystemTap's meanings.
 struct Options {
   std::string script_file;       // path, "-" for stdin; empty with -e
@@ -98,6 +102,9 @@ class Session {
   std::vector<ast::Vardecl*> globals;    // used globals, user's first, declaration order
   std::vector<ast::Function*> functions;  // used functions
   std::vector<ast::EmbeddedCode*> embeds;  // used tapsets' file-level %{ %} blocks
+  // The deciding analyses (recursion, probe sides, reachability, syscall dispatch), set by
+  // pass2_elaborate when the program elaborated without errors.
+  std::shared_ptr<passes::Analyses> analyses;
 
   // Owned by translator/probes/ (created on first use): tracefs formats and ELF/DWARF data
   // read while resolving probe points, so -l over ~700 syscall events stays fast.

@@ -6,6 +6,7 @@
 #include "ast/clone.h"
 #include "driver/passes.h"
 #include "parse/parser.h"
+#include "passes/analyses.h"
 #include "passes/derive_probes.h"
 #include "passes/elaborate_steps.h"
 #include "passes/print_signatures.h"
@@ -165,6 +166,7 @@ int pass2_elaborate(Session& s) {
     s.diag.semantic_error(SemanticError("no probes found"));
     errors = 1;
   }
+  if (errors == 0) errors += passes::run_analyses(s);
   s.diag.summarize_semantic_errors();
   return errors ? 1 : 0;
 }

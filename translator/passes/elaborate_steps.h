@@ -1,6 +1,8 @@
 // The steps of pass 2, run in this order by pass2_elaborate (passes/elaborate.cpp):
 //   derive probes (derive_probes.h) → resolve symbols → semantic checks → infer types →
-//   synthesize the end-of-run global display → (resolve + infer the display probes).
+//   synthesize the end-of-run global display → (resolve + infer the display probes) →
+//   optimize → the deciding analyses (analyses.h: call graph, probe placement, reachability,
+//   syscall dispatch, tracepoint formats), whose typed results pass 3 reads.
 // Each step reports its errors through s.diag and returns how many it found.
 #pragma once
 

@@ -1,0 +1,19 @@
+#include "passes/analyses.h"
+
+#include <memory>
+
+namespace ukstap::passes {
+
+int run_analyses(Session& s) {
+  s.analyses.reset();
+  auto a = std::make_shared<Analyses>();
+  if (int errors = check_call_graph(s, a->calls)) return errors;
+  a->placement = place_probes(s);
+  a->reach = compute_reachability(s, a->calls, a->placement);
+  a->dispatch = plan_syscall_dispatch(s);
+  a->formats = read_tracepoint_formats(s);
+  s.analyses = std::move(a);
+  return 0;
+}
+
+}  // namespace ukstap::passes

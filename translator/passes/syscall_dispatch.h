@@ -1,0 +1,36 @@
+// Pass 2: the syscall-dispatch policy (docs/DESIGN.md "Syscall probes share one raw
+// tracepoint"). Syscall tracepoint probes can run behind one dispatcher program per direction
+// and slot on the raw sys_enter/sys_exit tracepoints, tail-calling the probe at (syscall
+// number, slot). It saves ~70 ms of exit per tracepoint but costs every unprobed syscall
+// ~18 ns while attached, so by default only a script with two or more such probes uses it;
+// -D STP_SYSCALL_DISPATCH=0 or =1 decides instead.
+#pragma once
+
+#include <map>
+
+#include "driver/session.h"
+
+namespace ukstap::passes {
+
+// A syscalls:sys_enter_*/sys_exit_* probe whose number and record layout the dispatcher
+// knows (probes/tracepoint_family.cpp).
+bool dispatchable(const DerivedProbe& p);
+
+struct SyscallDispatch {
+  struct Slot {
+    bool exit = false;  // sys_exit_* (else sys_enter_*)
+    int nr = -1;        // the syscall number
+    int slot = 0;       // its index among the probes of the same number and direction
+  };
+  bool enabled = false;
+  // The probes reached through the dispatcher (none unless enabled), in s.probes order.
+  std::map<const DerivedProbe*, Slot> probes;
+  // Dispatcher programs per direction ([0] enter, [1] exit): the most slots one syscall needs.
+  int max_slots[2] = {0, 0};
+
+  const Slot* of(const DerivedProbe& p) const;
+};
+
+SyscallDispatch plan_syscall_dispatch(const Session& s);
+
+}  // namespace ukstap::passes
