@@ -10,9 +10,9 @@
  * Deferred tokens (RUNTIME-HOOKS.md): a sprint_* hook returns a token and emits a record that
  * defines it; ukstap replaces the token when the string is printed. The token is a hash of the
  * content, so equal stacks give equal strings and aggregations over sprint_ubacktrace() keys
- * still group them. Its value shows only in the order of sorted string keys, so it must not
- * change between releases either. What each hook hashes (h, then stp_stack_token(h, kind,
- * flags)):
+ * still group them. Its value is seen only in the order of sorted string keys holding tokens,
+ * but there it is output: changing the hash changes that order. What each hook hashes (h, then
+ * stp_stack_token(h, kind, flags)):
  *   user stack (BPF)     FNV over tgid, then every pc                      kind PCS
  *   kernel stack (BPF)   FNV over every pc, then their number              kind PCS / NO_USER
  *   hex-list string      BPF: FNV over tgid (kernel: 0), then the string zero-padded to
