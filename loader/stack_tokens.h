@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/stp_records.h"
+#include "common/stp_stack_abi.h"
 
 namespace ukstap::loader {
 

@@ -9,7 +9,7 @@
 #include <ctime>
 
 #include "common/stp_records.h"
-#include "unwind/stp_unwind.h"
+#include "common/stp_stack_abi.h"
 #include "vma-tracker/symbolizer.h"
 #include "vma-tracker/tracker.h"
 

@@ -15,7 +15,15 @@
 #include "bpf/stp_bpf_maps.h"
 #include "bpf/stp_bpf_hooks.h"   /* before probes: the syscall record reads the task's registers */
 #include "bpf/stp_bpf_probes.h"
-#include "bpf/stp_bpf_ustack.h"
+/* The user-stack walk, by job: its data (mirror, kernel VMA, tables, row cache), a frame's row,
+ * the walk, then the records and hooks. */
+#include "bpf/stp_bpf_vma_mirror.h"
+#include "bpf/stp_bpf_kvma_cache.h"
+#include "bpf/stp_bpf_cfi_tables.h"
+#include "bpf/stp_bpf_row_cache.h"
+#include "bpf/stp_bpf_frame_row.h"
+#include "bpf/stp_bpf_uwalk.h"
+#include "bpf/stp_bpf_ustack_records.h"
 #include "bpf/stp_bpf_kstack.h"
 #include "bpf/stp_bpf_stackid.h"
 

@@ -20,7 +20,7 @@
 #include "common/stp_format.h"
 /* The unwinder core reads user memory through this (runtime/unwind/). */
 #define STP_UNWIND_READ(dst, size, addr) bpf_probe_read_user((dst), (size), (const void *)(addr))
-/* DWARF steps read the stack through a window in the walk (bpf/stp_bpf_ustack.h). */
+/* DWARF steps read the stack through a window in the walk (bpf/stp_bpf_uwalk.h). */
 #define STP_UWIN 512
 struct stp_uregs;
 static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t size, uint64_t addr);
@@ -48,6 +48,11 @@ static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t 
 
 #define STP_SLOT_NORMAL 0
 #define STP_SLOT_NMI 1
+/* Per-process state kept in arrays indexed by a slot of the tgid, written in place: a hash
+ * map's update takes a lock, which an NMI (a perf.hw probe's walk) must not take. Two
+ * processes may share a slot: each user checks the tgid it finds there. */
+#define STP_PROC_SLOTS 1024  /* power of two */
+#define STP_PROC_SLOT(tgid) ((tgid) & (STP_PROC_SLOTS - 1))
 #define STP_LOC_CURRENT (-2)   /* stp_error(): use the location set by STP_SET_LOC */
 
 #ifndef EEXIST
@@ -115,7 +120,7 @@ struct stp_common {
   char errmsg[STP_MAXSTRINGLEN];
   struct _stp_tokenize tok;
   uint64_t sysrec[8];               /* a dispatched syscall probe's record (stp_bpf_probes.h) */
-  struct stp_uwalk uw;              /* user-stack walk (bpf/stp_bpf_ustack.h) */
+  struct stp_uwalk uw;              /* user-stack walk (bpf/stp_bpf_uwalk.h) */
   struct stp_kwalk kw;              /* kernel stack (bpf/stp_bpf_kstack.h) */
   char tmpa[2 * STP_MAXSTRINGLEN];  /* scratch: string ops (2x so a cat never overruns) */
   char tmpb[STP_MAXSTRINGLEN];

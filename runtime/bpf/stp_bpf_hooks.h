@@ -157,7 +157,7 @@ static __always_inline void stp__text_str(struct stp_common *k, char *out, unsig
 #define _stp_text_str(out, in, inlen, outlen, quoted, user, buffer) \
   stp__text_str(&c->k, (out), (unsigned long)(in), (inlen), (outlen), (quoted), (user), (buffer))
 
-/* ---- backtraces and symbols: user stacks in bpf/stp_bpf_ustack.h, kernel stacks in
+/* ---- backtraces and symbols: user stacks in bpf/stp_bpf_ustack_records.h, kernel stacks in
  * bpf/stp_bpf_kstack.h, stack ids in bpf/stp_bpf_stackid.h. */
 
 #endif /* STP_BPF_HOOKS_H */

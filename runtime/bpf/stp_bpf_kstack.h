@@ -81,9 +81,9 @@ static __always_inline void stp__kstack_sprint(struct stp_common *k, void *ctx, 
 {
   uint64_t token;
   stp__kwalk(k, ctx);
-  token = stp__token(k->kw.hash, k->kw.n ? STP_USTACK_PCS : STP_USTACK_NO_USER, flags);
+  token = stp_stack_token(k->kw.hash, k->kw.n ? STP_USTACK_PCS : STP_USTACK_NO_USER, flags);
   stp__kstack_emit(k, flags, token);
-  stp__token_str_of(buf, token, 'K');
+  stp_token_str(buf, token, STP_TOKEN_KERNEL);
 }
 
 /* backtrace()/callers(): "0x%x " per frame from `skip`, at most `max` frames; "\n" when the
@@ -117,21 +117,22 @@ static __always_inline void stp__kstack_hex(struct stp_common *k, void *ctx, cha
 /* symname/symdata: one kernel address. */
 static __always_inline void stp__ksym(struct stp_common *k, char *buf, uint64_t addr, int flags)
 {
-  uint64_t token = stp__token(stp_fnv_u64(STP_FNV_OFFSET, addr), STP_USTACK_SYM, flags);
+  uint64_t token = stp_value_token(addr, STP_USTACK_SYM, flags);
   struct stp_ustack *u = stp__stackrec_begin(k, STP_REC_KSTACK, flags, STP_USTACK_SYM, token);
   u->nr = 1;
   u->exact = 1;
   stp__rec_long(k, (int64_t)addr);
   stp__rec_end(k);
-  stp__token_str_of(buf, token, 'K');
+  stp_token_str(buf, token, STP_TOKEN_KERNEL);
 }
 
 #define _stp_kstack_print(flags) stp__kstack_print(&c->k, ctx, (flags))
 #define _stp_kstack_sprint(buf, n, flags) stp__kstack_sprint(&c->k, ctx, (buf), (flags))
 #define _stp_kstack_hex(buf, n, skip, max) stp__kstack_hex(&c->k, ctx, (buf), (skip), (max))
-#define _stp_kstack_print_str(stk, flags) stp__stack_str(&c->k, STP_REC_KSTACK, 'K', 0, (stk), (flags))
+#define _stp_kstack_print_str(stk, flags) \
+  stp__stack_str(&c->k, STP_REC_KSTACK, STP_TOKEN_KERNEL, 0, (stk), (flags))
 #define _stp_kstack_sprint_str(buf, n, stk, flags) \
-  stp__stack_str(&c->k, STP_REC_KSTACK, 'K', (buf), (stk), (flags))
+  stp__stack_str(&c->k, STP_REC_KSTACK, STP_TOKEN_KERNEL, (buf), (stk), (flags))
 #define _stp_ksym_sprint(buf, n, addr, flags) stp__ksym(&c->k, (buf), (uint64_t)(addr), (flags))
 
 #endif /* STP_BPF_KSTACK_H */

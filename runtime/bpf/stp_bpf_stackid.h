@@ -94,7 +94,8 @@ static __always_inline int64_t stp__ustack_id(struct stp_common *k)
   } else {
     h = stp_fnv_u64(k->uw.hash, k->uw.exact);
   }
-  h = stp__token(h, STP_USTACK_ID, 'U');
+  h = stp_stack_token(h, STP_USTACK_ID, STP_TOKEN_USER);  /* the letter as flags: a user and a
+                                                            kernel id of equal pcs differ */
   return stp__stack_store(k, 0, h, k->uw.tgid, k->uw.pcs, k->uw.n, k->uw.exact, k->uw.stop);
 }
 
@@ -103,7 +104,7 @@ static __always_inline int64_t stp__kstack_id(struct stp_common *k, void *ctx)
   uint64_t h;
   stp__kwalk(k, ctx);
   h = k->kw.n ? k->kw.hash : stp_fnv_u64(STP_FNV_OFFSET, 0x100000000ull | (uint32_t)k->probe_id);
-  h = stp__token(h, STP_USTACK_ID, 'K');
+  h = stp_stack_token(h, STP_USTACK_ID, STP_TOKEN_KERNEL);
   return stp__stack_store(k, 1, h, 0, k->kw.pcs, k->kw.n, k->kw.n, 0);
 }
 
@@ -111,23 +112,25 @@ static __always_inline int64_t stp__kstack_id(struct stp_common *k, void *ctx)
 static __always_inline void stp__stackid_rec(struct stp_common *k, int type, char letter, char *buf,
                                              int64_t id, int flags)
 {
-  uint64_t token = buf ? stp__token(stp_fnv_u64(STP_FNV_OFFSET, (uint64_t)id), STP_USTACK_ID, flags) : 0;
+  uint64_t token = buf ? stp_value_token((uint64_t)id, STP_USTACK_ID, flags) : 0;
   struct stp_ustack *u = stp__stackrec_begin(k, type, flags, STP_USTACK_ID, token);
   u->nr = 1;
   u->exact = 1;
   stp__rec_long(k, id);
   stp__rec_end(k);
   if (buf)
-    stp__token_str_of(buf, token, letter);
+    stp_token_str(buf, token, letter);
 }
 
 #define _stp_ustack_id() stp__ustack_id(&c->k)
 #define _stp_kstack_id() stp__kstack_id(&c->k, ctx)
-#define _stp_ustack_id_print(id, flags) stp__stackid_rec(&c->k, STP_REC_USTACK, 'U', 0, (id), (flags))
+#define _stp_ustack_id_print(id, flags) \
+  stp__stackid_rec(&c->k, STP_REC_USTACK, STP_TOKEN_USER, 0, (id), (flags))
 #define _stp_ustack_id_sprint(buf, n, id, flags) \
-  stp__stackid_rec(&c->k, STP_REC_USTACK, 'U', (buf), (id), (flags))
-#define _stp_kstack_id_print(id, flags) stp__stackid_rec(&c->k, STP_REC_KSTACK, 'K', 0, (id), (flags))
+  stp__stackid_rec(&c->k, STP_REC_USTACK, STP_TOKEN_USER, (buf), (id), (flags))
+#define _stp_kstack_id_print(id, flags) \
+  stp__stackid_rec(&c->k, STP_REC_KSTACK, STP_TOKEN_KERNEL, 0, (id), (flags))
 #define _stp_kstack_id_sprint(buf, n, id, flags) \
-  stp__stackid_rec(&c->k, STP_REC_KSTACK, 'K', (buf), (id), (flags))
+  stp__stackid_rec(&c->k, STP_REC_KSTACK, STP_TOKEN_KERNEL, (buf), (id), (flags))
 
 #endif /* STP_BPF_STACKID_H */

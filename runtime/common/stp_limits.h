@@ -61,6 +61,11 @@ typedef __u8 uint8_t;
 #ifndef MAXBACKTRACE
 # define MAXBACKTRACE STP_MAXBACKTRACE
 #endif
+/* Frames per stack (stap: -D MAXBACKTRACE=N): the walks index their pcs with a 10-bit mask
+ * (bpf/stp_bpf_uwalk.h), and translator/driver/option_checks.cpp refuses other values first. */
+#if MAXBACKTRACE < 1 || MAXBACKTRACE > 1024
+# error "MAXBACKTRACE must be 1..1024"
+#endif
 
 #ifndef STP_MAXERRORS
 # ifdef MAXERRORS

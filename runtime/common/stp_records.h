@@ -36,6 +36,7 @@
 #define STP_COMMON_RECORDS_H
 
 #include "stp_limits.h"
+#include "stp_stack_abi.h"  /* stop reasons and deferred tokens of USTACK/KSTACK records */
 
 enum stp_rec_type {
   STP_REC_PRINTF = 1,
@@ -69,7 +70,6 @@ enum stp_ustack_kind {
   STP_USTACK_ID = 4,       /* one stack id (ustack_id()/kstack_id()): the map entry has the pcs */
 };
 #define STP_USTACK_NATIVE_PROBE 0xffffu  /* probe_id of native probes: the pp string follows */
-#define STP_TOKEN_LEN 19          /* "\x1e" "U" 16 hex digits "\x1f" */
 
 struct stp_ustack {
   uint32_t pid;        /* tgid whose mappings resolve the addresses (0: any, native probes) */
@@ -80,7 +80,7 @@ struct stp_ustack {
   uint16_t nr;         /* pcs that follow (kind PCS/SYM) */
   uint16_t exact;      /* frames [0, exact) are exact; the rest print " (inexact)" */
   uint8_t kind;        /* enum stp_ustack_kind */
-  uint8_t stop;        /* enum stp_unwind_stop (unwind/stp_unwind.h): why the walk ended */
+  uint8_t stop;        /* enum stp_unwind_stop (stp_stack_abi.h): why the walk ended */
 };
 
 /* A stack stored once under its id (ustack_id()/kstack_id(), bpf/stp_bpf_stackid.h): the value

@@ -187,7 +187,6 @@ static inline void _stp_text_str(char *out, unsigned long in, long inlen, long o
  * walk (print_ubacktrace prints `<no user backtrace at PP>`, ubacktrace() is "\n"). Addresses
  * given to print_ustack/usym* resolve against the target process, else against the process that
  * last had them mapped (pid 0 in the record: see loader/ustack_output.cpp). */
-static inline uint64_t stp_n_fnv(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ull; }
 static inline void stp_n_stack_emit(int type, int flags, int kind, uint64_t token, const char *str,
                                     const uint64_t *pcs, uint16_t n)
 {
@@ -203,7 +202,7 @@ static inline void stp_n_stack_emit(int type, int flags, int kind, uint64_t toke
   u.kind = (uint8_t)kind;
   u.nr = n;
   u.exact = n;
-  u.stop = kind == STP_USTACK_NO_USER ? 4 /* STP_STOP_NO_USER */ : 0;
+  u.stop = kind == STP_USTACK_NO_USER ? STP_STOP_NO_USER : STP_STOP_END;
   memcpy(buf + sizeof h, &u, sizeof u);
   if (n) {
     memcpy(buf + sizeof h + len, pcs, (size_t)n * 8);
@@ -222,17 +221,13 @@ static inline void stp_n_stack_emit(int type, int flags, int kind, uint64_t toke
 }
 #define stp_n_ustack_emit(flags, kind, token, str, pcs, n) \
   stp_n_stack_emit(STP_REC_USTACK, (flags), (kind), (token), (str), (pcs), (n))
-static inline void stp_n_token_str_of(char *buf, uint64_t token, char letter)
-{
-  snprintf(buf, 20, "\x1e%c%016llx\x1f", letter, (unsigned long long)token);
-}
-#define stp_n_token_str(buf, token) stp_n_token_str_of((buf), (token), 'U')
+#define stp_n_token_str(buf, token) stp_token_str((buf), (token), STP_TOKEN_USER)
+/* The token of a hex-list string: FNV-1a 64 over its bytes (common/stp_stack_abi.h). */
 static inline uint64_t stp_n_str_token(const char *s, int kind, int flags)
 {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (; *s; s++) h = stp_n_fnv(h, (unsigned char)*s);
-  h = stp_n_fnv(h, ((uint64_t)kind << 32) | (uint32_t)flags);
-  return h ? h : 1;
+  uint64_t h = STP_FNV_OFFSET;
+  for (; *s; s++) h = stp_fnv_u64(h, (unsigned char)*s);
+  return stp_stack_token(h, kind, flags);
 }
 static inline void _stp_ustack_print(int flags)
 {
@@ -258,10 +253,8 @@ static inline void _stp_ustack_sprint_str(char *buf, long n, const char *stk, in
 static inline void _stp_usym_sprint(char *buf, long n, long addr, int flags)
 {
   uint64_t a = (uint64_t)addr;
-  uint64_t token = stp_n_fnv(stp_n_fnv(0xcbf29ce484222325ull, a),
-                             ((uint64_t)STP_USTACK_SYM << 32) | (uint32_t)flags);
+  uint64_t token = stp_value_token(a, STP_USTACK_SYM, flags);
   (void)n;
-  token = token ? token : 1;
   stp_n_ustack_emit(flags, STP_USTACK_SYM, token, 0, &a, 1);
   stp_n_token_str(buf, token);
 }
@@ -291,17 +284,15 @@ static inline void _stp_kstack_sprint_str(char *buf, long n, const char *stk, in
   uint64_t token = stp_n_str_token(stk, STP_USTACK_HEXSTR, flags);
   (void)n;
   stp_n_kstack_emit(flags, STP_USTACK_HEXSTR, token, stk, 0, 0);
-  stp_n_token_str_of(buf, token, 'K');
+  stp_token_str(buf, token, STP_TOKEN_KERNEL);
 }
 static inline void _stp_ksym_sprint(char *buf, long n, long addr, int flags)
 {
   uint64_t a = (uint64_t)addr;
-  uint64_t token = stp_n_fnv(stp_n_fnv(0xcbf29ce484222325ull, a),
-                             ((uint64_t)STP_USTACK_SYM << 32) | (uint32_t)flags);
+  uint64_t token = stp_value_token(a, STP_USTACK_SYM, flags);
   (void)n;
-  token = token ? token : 1;
   stp_n_kstack_emit(flags, STP_USTACK_SYM, token, 0, &a, 1);
-  stp_n_token_str_of(buf, token, 'K');
+  stp_token_str(buf, token, STP_TOKEN_KERNEL);
 }
 
 /* --- stack ids (stackid.stp) ------------------------------------------------------------ */
@@ -312,17 +303,16 @@ static inline long _stp_kstack_id(void) { return 0; }
 static inline void stp_n_stackid(int type, char letter, char *buf, long id, int flags)
 {
   uint64_t a = (uint64_t)id, token = 0;
-  if (buf) {
-    token = stp_n_fnv(stp_n_fnv(0xcbf29ce484222325ull, a),
-                      ((uint64_t)STP_USTACK_ID << 32) | (uint32_t)flags);
-    token = token ? token : 1;
-  }
+  if (buf)
+    token = stp_value_token(a, STP_USTACK_ID, flags);
   stp_n_stack_emit(type, flags, STP_USTACK_ID, token, 0, &a, 1);
-  if (buf) stp_n_token_str_of(buf, token, letter);
+  if (buf) stp_token_str(buf, token, letter);
 }
-#define _stp_ustack_id_print(id, flags) stp_n_stackid(STP_REC_USTACK, 'U', 0, (id), (flags))
-#define _stp_ustack_id_sprint(buf, n, id, flags) stp_n_stackid(STP_REC_USTACK, 'U', (buf), (id), (flags))
-#define _stp_kstack_id_print(id, flags) stp_n_stackid(STP_REC_KSTACK, 'K', 0, (id), (flags))
-#define _stp_kstack_id_sprint(buf, n, id, flags) stp_n_stackid(STP_REC_KSTACK, 'K', (buf), (id), (flags))
+#define _stp_ustack_id_print(id, flags) stp_n_stackid(STP_REC_USTACK, STP_TOKEN_USER, 0, (id), (flags))
+#define _stp_ustack_id_sprint(buf, n, id, flags) \
+  stp_n_stackid(STP_REC_USTACK, STP_TOKEN_USER, (buf), (id), (flags))
+#define _stp_kstack_id_print(id, flags) stp_n_stackid(STP_REC_KSTACK, STP_TOKEN_KERNEL, 0, (id), (flags))
+#define _stp_kstack_id_sprint(buf, n, id, flags) \
+  stp_n_stackid(STP_REC_KSTACK, STP_TOKEN_KERNEL, (buf), (id), (flags))
 
 #endif /* STP_NATIVE_TAPSET_H */

@@ -63,13 +63,4 @@ STP_UNWIND_INLINE int stp_fp_step(struct stp_fp_state *st, uint64_t *ra)
   return 1;
 }
 
-
-/* FNV-1a, for the content token of a stack (bpf/stp_bpf_ustack.h). */
-#define STP_FNV_OFFSET 0xcbf29ce484222325ull
-#define STP_FNV_PRIME 0x100000001b3ull
-STP_UNWIND_INLINE uint64_t stp_fnv_u64(uint64_t h, uint64_t v)
-{
-  return (h ^ v) * STP_FNV_PRIME;
-}
-
 #endif /* STP_FP_WALK_H */

@@ -1,0 +1,167 @@
+/* ukstap BPF runtime, user-stack walk: the walk itself.
+ *
+ * Registers from the task's saved user state, then one frame per bpf_loop iteration: the
+ * frame's unwind row (bpf/stp_bpf_frame_row.h) and a DWARF CFI step (unwind/stp_cfi_step.h),
+ * or a frame-pointer step where there is no table (those frames and all above them are
+ * inexact). The pcs and the content hash land in the context (struct stp_uwalk, k->uw) for the
+ * records and hooks of bpf/stp_bpf_ustack_records.h; why the walk stopped is counted per
+ * session.
+ */
+#ifndef STP_BPF_UWALK_H
+#define STP_BPF_UWALK_H
+
+#include "arch/stp_arch_x86_64.h"
+
+#define STP_UW_MASK_BITS 1023  /* pcs index mask (MAXBACKTRACE <= 1024) */
+
+/* A read of user stack memory for a DWARF step, served from the walk's window of the stack
+ * (refilled at the address on a miss: frames lie above each other, so one 512-byte read covers
+ * several). `r` is &uw->regs, the walk's first member. A window that cannot be filled (the top
+ * of the stack is nearer than 512 bytes) falls back to reading just the bytes asked for. */
+static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t size, uint64_t addr)
+{
+  struct stp_uwalk *uw = (struct stp_uwalk *)r;
+  uint64_t off = addr - uw->win_lo;
+  if (size > 16)
+    return -1;
+  if (!uw->win_ok || addr < uw->win_lo || off + size > STP_UWIN) {
+    if (bpf_probe_read_user(uw->win, STP_UWIN, (const void *)addr) != 0) {
+      uw->win_ok = 0;
+      return bpf_probe_read_user(dst, size, (const void *)addr);
+    }
+    uw->win_lo = addr;
+    uw->win_ok = 1;
+    off = 0;
+  }
+  if (size == 8) {  /* every DWARF step reads 8 bytes: a plain load, no helper call */
+    *(uint64_t *)dst = *(uint64_t *)&uw->win[off & (STP_UWIN - 1)];
+    return 0;
+  }
+  return bpf_probe_read_kernel(dst, size & 31, &uw->win[off & (STP_UWIN - 1)]);
+}
+
+/* bpf_loop's ctx must point to the stack: it carries the context pointer. */
+struct stp__uwalk_ctx {
+  struct stp_common *k;
+  struct stp_proc_vmas *vm;  /* the task's mappings, looked up once per walk */
+  struct stp_rowcache *rc;   /* this CPU's row cache */
+};
+
+/* What one frame of the walk did. The bpf_loop callback turns it into 0 (go on) or 1 (stop):
+ * the verifier accepts no other return value. */
+enum stp_uwalk_step {
+  STP_UWALK_NEXT = 0,   /* a frame was added */
+  STP_UWALK_OVER = 1,   /* the walk is over: uw->stop says why */
+};
+
+/* One frame of the walk. A global function: the verifier checks it once per program, not once
+ * per print_ubacktrace() call site (it is the bulk of the walk's instructions). */
+STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm,
+                                  struct stp_rowcache *rc)
+{
+  struct stp_cfi_row *row;
+  uint32_t n, stop = STP_STOP_END;
+  int ok;
+  if (!uw)
+    return STP_UWALK_OVER;
+  n = uw->n;
+  if (n >= MAXBACKTRACE) {
+    uw->stop = STP_STOP_DEPTH;
+    return STP_UWALK_OVER;
+  }
+  enum stp_pc_where where = STP_PC_NOT_CODE;
+  row = stp__cfi_row(vm, rc, &uw->regs, &where);
+  if (row) {
+    ok = stp_cfi_step(row, &uw->regs, &stop);
+  } else if (where == STP_PC_NOT_CODE) {
+    /* Not code: a corrupt return address, or a callee-saved rbp taken for a frame. Never
+     * guess past it. */
+    uw->stop = STP_STOP_BAD_FRAME;
+    return STP_UWALK_OVER;
+  } else if (where == STP_PC_UNKNOWN) {
+    uw->stop = STP_STOP_NO_MAPPINGS;  /* not knowing whether pc is code, do not guess */
+    return STP_UWALK_OVER;
+  } else {
+    ok = stp_fp_fallback_step(&uw->regs, &stop);
+    uw->inexact = 1;  /* this frame and all above it */
+    uw->fp_frames++;
+  }
+  if (!ok) {
+    uw->stop = stop;
+    return STP_UWALK_OVER;
+  }
+  uw->pcs[n & STP_UW_MASK_BITS] = uw->regs.pc;
+  uw->hash = stp_fnv_u64(uw->hash, uw->regs.pc);
+  uw->n = n + 1;
+  if (!uw->inexact)
+    uw->exact = n + 1;
+  return STP_UWALK_NEXT;
+}
+
+static long stp__uwalk_cb(uint32_t i, void *ctx)
+{
+  struct stp__uwalk_ctx *wc = ctx;
+  return stp_uwalk_frame(&wc->k->uw, wc->vm, wc->rc) != STP_UWALK_NEXT ? 1 : 0;
+}
+
+/* Walk the current task's user stack into k->uw: DWARF CFI where the VMA tracker and the tables
+ * know the pc, frame pointers elsewhere (those frames and all above them are inexact). */
+static __always_inline void stp__uwalk(struct stp_common *k)
+{
+  struct pt_regs *r = stp__user_regs();
+  struct stp_session *s;
+  struct stp_proc_vmas *vm = 0, *own = 0;
+  uint64_t pt = bpf_get_current_pid_tgid();
+  uint32_t tgid = (uint32_t)(pt >> 32);
+  k->uw.n = 0;
+  k->uw.exact = 0;
+  k->uw.inexact = 0;
+  k->uw.fp_frames = 0;
+  k->uw.hash = stp_fnv_u64(STP_FNV_OFFSET, tgid);
+  k->uw.tgid = tgid;
+  if (!r) {
+    k->uw.stop = STP_STOP_NO_USER;
+  } else {
+    /* Registers by context (all x86_64 contexts read the task's saved user pt_regs: the syscall
+     * entry frame, the interrupt/NMI entry frame of a user-mode sample, the uprobe's regs, or
+     * for a kernel-mode sample the state saved when the task entered the kernel), so pc, sp and
+     * fp are all trusted; runtime/arch/ documents the per-context masks. */
+    uint32_t slot = k->slot & 1;
+    vm = own = bpf_map_lookup_elem(&stp_vmas, &tgid);
+    if (!vm)
+      vm = stp__parent_mirror();
+    struct stp__uwalk_ctx wc = { k, vm, bpf_map_lookup_elem(&stp_rowcache, &slot) };
+    /* bpf_task_pt_regs gives a BTF pointer: plain (fault-safe) loads, no helper calls. */
+    uint64_t ip = STP_X86_64_PT_PC(r);
+    k->uw.regs.pc = ip;
+    k->uw.regs.sp = STP_X86_64_PT_SP(r);
+    k->uw.regs.sp0 = k->uw.regs.sp;
+    k->uw.regs.fp = STP_X86_64_PT_FP(r);
+    k->uw.regs.fp_valid = 1;
+    k->uw.regs.exact_pc = 1;
+    k->uw.regs.lr = STP_X86_64_PT_LR(r);  /* rdi: vfork's RA (runtime/arch/) */
+    k->uw.regs.lr_valid = 1;
+    k->uw.regs.bx = STP_X86_64_PT_BX(r);
+    k->uw.regs.bx_valid = 1;
+    k->uw.win_ok = 0;
+    k->uw.vma_hint = 0;
+    k->uw.mirror_miss = 0;
+    k->uw.own_gen = own ? own->gen + 1 : 0;
+    k->uw.pcs[0] = ip;
+    k->uw.hash = stp_fnv_u64(k->uw.hash, ip);
+    k->uw.n = 1;
+    k->uw.exact = 1;
+    k->uw.stop = STP_STOP_END;
+    bpf_loop(MAXBACKTRACE, stp__uwalk_cb, &wc, 0);
+  }
+  s = stp__session();
+  if (k->uw.mirror_miss)
+    stp__wake_for_mirror(s, tgid, own);  /* the process's own mirror version (0: none) */
+  if (s) {
+    stp__count(&s->ustack_stops[k->uw.stop & STP_STOP_MASK]);
+    if (k->uw.fp_frames)
+      __sync_fetch_and_add(&s->ustack_fp_frames, k->uw.fp_frames);
+  }
+}
+
+#endif /* STP_BPF_UWALK_H */

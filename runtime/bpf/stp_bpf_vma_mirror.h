@@ -1,0 +1,128 @@
+/* ukstap BPF runtime, user-stack walk: the VMA tracker's mirror of a process's executable
+ * mappings, as the walk reads it (which file a pc is in, and its load bias).
+ *
+ * User space (vma-tracker/) writes the mirror (common/stp_vma.h) from its side-band and so lags
+ * the process a little: an exec, a fork or an mmap is mirrored when ukstap drains its record.
+ * Here are the search, the parent's mirror for a child forked a moment ago, and the wake-up
+ * that asks ukstap to catch up at once. What the mirror lacks, the kernel's own VMA answers
+ * (bpf/stp_bpf_kvma_cache.h).
+ */
+#ifndef STP_BPF_VMA_MIRROR_H
+#define STP_BPF_VMA_MIRROR_H
+
+#include "common/stp_vma.h"
+
+/* The VMA tracker's mirror of the targets' executable mappings (common/stp_vma.h): filled by
+ * user space; the DWARF walk finds a pc's file and load bias here. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, STP_VMA_PROCS);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, uint32_t);
+  __type(value, struct stp_proc_vmas);
+} stp_vmas SEC(".maps");
+
+/* The executable mapping holding pc: binary search over the entries (sorted by start), one
+ * halving per bpf_loop iteration (see stp__rowsearch, bpf/stp_bpf_cfi_tables.h). */
+struct stp__vmasearch {
+  struct stp_proc_vmas *vm;
+  uint64_t pc;
+  uint32_t lo, hi;
+};
+
+static long stp__vmasearch_cb(uint32_t i, void *ctx)
+{
+  struct stp__vmasearch *vs = ctx;
+  uint32_t mid;
+  if (vs->lo >= vs->hi || !vs->vm)
+    return 1;
+  mid = (vs->lo + vs->hi) / 2;
+  if (vs->vm->e[mid & (STP_VMA_MAX - 1)].start <= vs->pc)
+    vs->lo = mid + 1;
+  else
+    vs->hi = mid;
+  return 0;
+}
+
+static __always_inline struct stp_vma_entry *stp__vma_find(struct stp_proc_vmas *vm, uint64_t pc,
+                                                           uint64_t *hint)
+{
+  struct stp_vma_entry *e;
+  uint32_t nr;
+  if (!vm)
+    return 0;
+  /* Consecutive frames are mostly in one file: try the last frame's mapping first. */
+  e = &vm->e[*hint & (STP_VMA_MAX - 1)];
+  if (*hint < vm->nr && e->start <= pc && pc < e->end)
+    return e;
+  nr = vm->nr;
+  struct stp__vmasearch vs = { vm, pc, 0, nr > STP_VMA_MAX ? STP_VMA_MAX : nr };
+  bpf_loop(16, stp__vmasearch_cb, &vs, 0);
+  if (vs.lo == 0)
+    return 0;
+  e = &vm->e[(vs.lo - 1) & (STP_VMA_MAX - 1)];
+  *hint = vs.lo - 1;
+  return pc < e->end ? e : 0;
+}
+
+/* A walk met a pc the VMA mirror lacks (a process that exec'd, forked or mapped code a moment
+ * ago): wake the reader now, so it drains the side-band and rewrites the mirror before the next
+ * event, instead of at its next 20 ms poll (a timer sample's walk cannot ask the kernel for
+ * more than one mapping). A header-only record, at most one per STP_WAKE_GAP_NS. */
+#ifndef STP_WAKE_GAP_NS
+# define STP_WAKE_GAP_NS 100000
+#endif
+/* Each process asks once per version of its mirror (gen + 1; 0: none): a process the tracker
+ * does not mirror (not a target, or ukstap itself) asks once, not at every walk. */
+struct stp__wake_asked {
+  uint32_t tgid, ver;
+};
+struct {  /* an array by tgid slot, written in place: no update locks in NMI context */
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, STP_PROC_SLOTS);
+  __type(key, uint32_t);
+  __type(value, struct stp__wake_asked);
+} stp_wake_asked SEC(".maps");
+
+static __always_inline void stp__wake_for_mirror(struct stp_session *s, uint32_t tgid,
+                                                 struct stp_proc_vmas *vm)
+{
+  uint64_t now = bpf_ktime_get_ns();
+  uint32_t ver = vm ? vm->gen + 1 : 0, slot = STP_PROC_SLOT(tgid);
+  struct stp__wake_asked *asked = bpf_map_lookup_elem(&stp_wake_asked, &slot);
+  struct stp_rec_hdr h = { STP_REC_WAKE, 0, 0 };
+  if (!s || !asked)
+    return;
+  if (asked->tgid == tgid && asked->ver == ver)
+    return;
+  if (now - s->mirror_wake_ns < STP_WAKE_GAP_NS)
+    return;  /* another process asked a moment ago: the drain it caused will come */
+  s->mirror_wake_ns = now;
+  asked->tgid = tgid;  /* two processes of one slot: at worst one asks again */
+  asked->ver = ver;
+  bpf_ringbuf_output(&stp_events, &h, sizeof h, BPF_RB_FORCE_WAKEUP);
+}
+
+/* A process forked a moment ago has its parent's mappings until it execs or maps more, and the
+ * tracker mirrors it only when it drains the fork record: a shell's command substitutions and
+ * pipelines live a few ms, often less than that lag. Until then the walk uses the parent's
+ * mirror, when neither has exec'd since the fork (the child's self_exec_id is still the
+ * parent's at fork, parent_exec_id, and so is the parent's). A pc the child mapped itself since
+ * is not in the parent's mirror: it is a miss, as before. */
+static __always_inline struct stp_proc_vmas *stp__parent_mirror(void)
+{
+  struct task_struct *t = bpf_get_current_task_btf();
+  struct task_struct *p = BPF_CORE_READ(t, real_parent);
+  uint64_t at_fork = BPF_CORE_READ(t, parent_exec_id);
+  uint32_t ptgid;
+  if (!p || BPF_CORE_READ(t, self_exec_id) != at_fork || BPF_CORE_READ(p, self_exec_id) != at_fork)
+    return 0;
+  /* exec ids are small per-lineage counters: a reaper that adopted the child may match by
+   * chance. The same program file too, then. */
+  if (BPF_CORE_READ(t, mm, exe_file) != BPF_CORE_READ(p, mm, exe_file))
+    return 0;
+  ptgid = (uint32_t)BPF_CORE_READ(p, tgid);
+  return bpf_map_lookup_elem(&stp_vmas, &ptgid);
+}
+
+#endif /* STP_BPF_VMA_MIRROR_H */

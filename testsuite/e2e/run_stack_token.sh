@@ -1,0 +1,37 @@
+#!/bin/bash
+# Deferred tokens (runtime/common/stp_stack_abi.h): what the BPF module and the native module put
+# in a sprint_*/symname string is the documented hash, computed again from its description by
+# stack_token_check.py; the value-only tokens (symname, sprint_kstack_id) are equal in kernel
+# and native probes. A token is cut out of its string with substr (only a whole token is
+# expanded when printed). Root only; under CI=true not being root is a failure, never a skip.
+. "$(dirname "$0")/../e2e-lib.sh"
+t_require_root || { t_done; exit; }
+export XDG_CACHE_HOME="$T_TMP/cache"
+CHECK="python3 $UKSTAP_TOP_SRCDIR/testsuite/e2e/stack_token_check.py"
+
+P="$T_TMP/getppid"
+printf '#include <unistd.h>\nint main(void) { return getppid() > 0 ? 0 : 1; }\n' > "$P.c"
+if ! gcc -O2 -o "$P" "$P.c" 2> "$T_TMP/gcc.err"; then
+  echo "FAIL: cannot build the test program"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
+fi
+
+# MAXSTRINGLEN 512: ubacktrace() holds every pc of the short stack whose token is checked.
+TOKENS='
+function tok:string (s:string) { return substr(s, 2, 16) }
+probe syscall.getppid {
+  if (pid() == target())
+    printf("bpf %d K=%s U=%s I=%s S=%s B=%s\n%s\n", pid(), tok(symname(0x1234)),
+           tok(usymname(0x1234)), tok(sprint_kstack_id(7)), tok(sprint_ustack("0x1 0x2")),
+           tok(sprint_ubacktrace()), ubacktrace())
+}
+probe begin {
+  printf("native K=%s U=%s I=%s S=%s\n", tok(symname(0x1234)), tok(usymname(0x1234)),
+         tok(sprint_kstack_id(7)), tok(sprint_ustack("0x1 0x2")))
+}'
+t "tokens: run" 0 '*' '' -- "$UKSTAP" -D MAXSTRINGLEN=512 -o "$T_TMP/tok.out" -e "$TOKENS" -c "$P"
+t "tokens: BPF and native tokens = the documented hash" 0 '' '' -- $CHECK "$T_TMP/tok.out" 512
+t "tokens: symname/sprint_kstack_id give one token in kernel and native probes" 0 '' '' -- bash -c "
+  n=\$(grep '^native ' '$T_TMP/tok.out' | grep -o 'K=[0-9a-f]* \|I=[0-9a-f]* ')
+  b=\$(grep '^bpf ' '$T_TMP/tok.out' | grep -o 'K=[0-9a-f]* \|I=[0-9a-f]* ')
+  [ -n \"\$n\" ] && [ \"\$n\" = \"\$b\" ]"
+t_done
