@@ -6,6 +6,7 @@
 //   bpf_module.h     open, write .rodata, choose programs, load, read a verifier refusal
 //   native_module.h  dlopen module.so, share the maps, run native probes
 //   event_loop.h     epoll over the ring buffer, the signal pipe, the output reader; timers
+//   stack_sources.h  VMA tracker, symbolizer, unwind tables, kallsyms (when stacks are used)
 //   exit_report.h    -v/-vv statistics, loss warnings, the -c command's exit
 //   event_closer.h   detaching without waiting for the kernel; interrupt.h signals
 //
@@ -25,8 +26,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <fstream>
-#include <sstream>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -46,20 +45,14 @@
 #include "loader/event_loop.h"
 #include "loader/exit_report.h"
 #include "loader/interrupt.h"
-#include "loader/kstack_output.h"
-#include "loader/ksym.h"
 #include "loader/native_abi.h"
 #include "loader/native_module.h"
 #include "loader/run_config.h"
-#include "loader/stack_ids.h"
+#include "loader/stack_sources.h"
 #include "loader/output.h"
 #include "loader/target.h"
-#include "loader/unwind_tables.h"
-#include "loader/ustack_output.h"
 #include "loader/util.h"
 #include "probes/tracefs.h"
-#include "vma-tracker/symbolizer.h"
-#include "vma-tracker/tracker.h"
 
 namespace ukstap {
 namespace {
@@ -101,7 +94,7 @@ const char* param(const ProbeInfo& p, const char* name, const char* fallback = "
 // -------------------------------------------------------------------------------- the run
 class Runner {
  public:
-  explicit Runner(Session& s) : s_(s), m_(*s.module), out_(s, *s.module) {}
+  explicit Runner(Session& s) : s_(s), m_(*s.module), stacks_(s, *s.module), out_(s, *s.module) {}
   ~Runner() { cleanup(); }
   int run();
 
@@ -122,24 +115,13 @@ class Runner {
     return stop_ || loader::interrupted() || out_.exit_requested || session_->exit_requested || errored() ||
            out_.write_error();
   }
-  bool start_tracker();
-  void start_kernel_symbols();
-  void open_stack_ids();
-  std::vector<std::string> probe_points() const;
-  void retain_exited_until_read();
   bool errored() const {
     return out_.errors > max_errors_ || session_->state == STP_SESSION_ERROR;
   }
 
   Session& s_;
   const codegen::ModuleInfo& m_;
-  std::unique_ptr<vma::Tracker> tracker_;       // only for scripts using user stacks/symbols
-  std::unique_ptr<sym::Symbolizer> symbolizer_;
-  std::unique_ptr<loader::UserStacks> ustacks_;
-  std::unique_ptr<loader::UnwindTables> tables_;
-  std::unique_ptr<ksym::Kallsyms> kallsyms_;     // only for scripts using kernel stacks/symbols
-  std::unique_ptr<loader::KernelStacks> kstacks_;
-  std::unique_ptr<loader::StackIds> ustack_ids_, kstack_ids_;  // ustack_id()/kstack_id() maps
+  loader::StackSources stacks_;  // trackers, symbols and unwind tables, as the script needs
   loader::Output out_;
   loader::TargetCommand target_;
   pid_t target_pid_ = 0;
@@ -195,10 +177,7 @@ bool Runner::load_bpf() {
     return false;
   }
   obj_ = bpf_.object();
-  if (tables_) {  // the row pool holds the preloaded tables plus room for later ones
-    if (struct bpf_map* rows = bpf_.map("stp_cfi_rows"))
-      bpf_map__set_max_entries(rows, tables_->pool_rows());
-  }
+  stacks_.size_row_pool(obj_);
   // Read-only configuration (common/stp_records.h): stp_config and the probe strings table.
   bpf_.write_config(config_);
   size_t maxstr = std::strtoul(s_.define("MAXSTRINGLEN", "0").c_str(), nullptr, 0);
@@ -457,7 +436,7 @@ void Runner::event_loop() {
   round.woken = [this] {
     if (loader::interrupted()) stop_ = true;
     if (have_cmd_ && target_.reap()) stop_ = true;  // SIGCHLD woke us, or the 20 ms tick
-    if (tracker_) tracker_->drain();  // keep the side-band rings from overflowing
+    stacks_.drain();  // keep the side-band rings from overflowing
     if (rb_) ring_buffer__consume(rb_);
   };
   round.fire = [this](const loader::NativeTimer& t) { native_.call_timer(*t.probe); };
@@ -466,149 +445,6 @@ void Runner::event_loop() {
     out_.flush();
   };
   loop_.run(round);
-}
-
-// The task finder and VMA tracker start before anything is attached and before the -c command
-// execs, so every mapping a stack can land in is seen (docs/DESIGN.md "VMA tracker").
-bool Runner::start_tracker() {
-  tracker_ = std::make_unique<vma::Tracker>();
-  vma::TargetSpec spec;
-  spec.system_wide = target_pid_ == 0;
-  spec.target_pid = target_pid_;
-  for (auto& p : m_.probes) {  // processes running a process("PATH") probe's binary
-    auto it = p.params.find("path");
-    if ((p.family == "process" || p.family == "uprobe") && it != p.params.end())
-      spec.binaries.push_back(it->second);
-  }
-  tracker_->set_targets(spec);
-  std::string why;
-  if (!tracker_->start(why)) {
-    fail("cannot follow process mappings: " + why);
-    return false;
-  }
-  tracker_->snapshot_existing();
-  // Symbols come from local files only: libdwfl would otherwise ask debuginfod servers (Debian
-  // sets DEBUGINFOD_URLS in /etc/profile.d) and block the output on the network.
-  if (!std::getenv("UKSTAP_DEBUGINFOD")) ::unsetenv("DEBUGINFOD_URLS");
-  symbolizer_ = std::make_unique<sym::Symbolizer>();
-  // Load biases in the kernel's mirror come from the ELF program headers, as the symbolizer's.
-  tracker_->set_bias_fn([this](const vma::Mapping& m) -> uint64_t {
-    const sym::ElfFile* f = m.path == "[vdso]" ? symbolizer_->vdso() : symbolizer_->file(m.path, m.dev, m.ino);
-    return f ? f->bias_for(m.start, m.pgoff) : m.start - m.pgoff;
-  });
-  // Unwind tables (issue 5): -d files, --ldd dependencies, the vDSO, the -c and process()
-  // binaries before load; files targets map later as the tracker reports them.
-  // UKSTAP_NO_UNWIND_TABLES=1: frame pointers only (tests of the fallback, benchmarks).
-  const char* no_tables = std::getenv("UKSTAP_NO_UNWIND_TABLES");
-  if (!no_tables || std::string(no_tables) != "1") {
-    tables_ = std::make_unique<loader::UnwindTables>(*tracker_, *symbolizer_, s_.opts.verbose);
-    tracker_->set_new_mapping_fn([this](const vma::Mapping& m) { tables_->on_mapping(m); });
-    // -d files (and with --ldd their libraries); the -c program and process() binaries always
-    // with their libraries: they are certain to run, and their first events come before the
-    // tracker could report their mappings.
-    std::vector<std::string> files = s_.opts.d_objects, own;
-    if (!target_.path().empty()) own.push_back(target_.path());
-    for (auto& p : m_.probes) {
-      auto it = p.params.find("path");
-      if ((p.family == "process" || p.family == "uprobe") && it != p.params.end()) own.push_back(it->second);
-    }
-    std::vector<std::string> deps;
-    for (const std::string& f : s_.opts.ldd ? files : std::vector<std::string>{})
-      for (const std::string& d : loader::UnwindTables::ldd(f)) deps.push_back(d);
-    for (const std::string& f : own) {
-      files.push_back(f);
-      for (const std::string& d : loader::UnwindTables::ldd(f)) deps.push_back(d);
-    }
-    files.insert(files.end(), deps.begin(), deps.end());
-    // -x PID: the files its code runs from now (a running process maps nothing new for its
-    // first events, so waiting for the tracker would leave them without tables).
-    if (s_.opts.target_pid > 0) {
-      std::ifstream maps("/proc/" + std::to_string(s_.opts.target_pid) + "/maps");
-      std::string line;
-      while (std::getline(maps, line)) {
-        std::istringstream in(line);
-        std::string range, perms, off, dev, inode, path;
-        in >> range >> perms >> off >> dev >> inode;
-        std::getline(in >> std::ws, path);
-        if (perms.size() > 2 && perms[2] == 'x' && !path.empty() && path[0] == '/' &&
-            std::find(files.begin(), files.end(), path) == files.end())
-          files.push_back(path);
-      }
-    }
-    files.push_back("[vdso]");
-    tables_->preload(files);
-  }
-  ustacks_ = std::make_unique<loader::UserStacks>(*tracker_, *symbolizer_);
-  ustacks_->set_target(target_pid_);
-  ustacks_->set_probe_points(probe_points());
-  out_.set_user_stacks(ustacks_.get());
-  return true;
-}
-
-// Probe points by probe id (`<no user/kernel backtrace at PP>`).
-std::vector<std::string> Runner::probe_points() const {
-  std::vector<std::string> pps;
-  for (auto& p : m_.probes) {
-    if (p.id < 0) continue;
-    if ((size_t)p.id >= pps.size()) pps.resize(p.id + 1);
-    pps[p.id] = p.pp;
-  }
-  return pps;
-}
-
-// Kernel symbols for kernel backtraces and symname()/symdata(): /proc/kallsyms, read once. When
-// the kernel hides its addresses (kernel.kptr_restrict) or the file cannot be read, kernel frames
-// print as bare addresses, after one warning. UKSTAP_KALLSYMS=FILE reads FILE instead (tests).
-void Runner::start_kernel_symbols() {
-  kallsyms_ = std::make_unique<ksym::Kallsyms>();
-  std::string why;
-  const char* file = std::getenv("UKSTAP_KALLSYMS");  // tests: a kallsyms-format file instead
-  if (!kallsyms_->load(file && *file ? file : "/proc/kallsyms", why)) {
-    s_.diag.stream() << "WARNING: no kernel symbols (" << why
-                     << "): kernel addresses are printed in hex\n";
-  } else if (kallsyms_->hidden()) {
-    std::string kr;
-    loader::read_file("/proc/sys/kernel/kptr_restrict", kr);
-    while (!kr.empty() && kr.back() == '\n') kr.pop_back();
-    s_.diag.stream() << "WARNING: kernel symbol addresses are hidden (/proc/kallsyms shows zeros; "
-                        "kernel.kptr_restrict = "
-                     << (kr.empty() ? "?" : kr) << "): kernel addresses are printed in hex\n";
-  }
-  kstacks_ = std::make_unique<loader::KernelStacks>(*kallsyms_);
-  kstacks_->set_probe_points(probe_points());
-  out_.set_kernel_stacks(kstacks_.get());
-}
-
-// The maps ustack_id()/kstack_id() store stacks in (bpf/stp_bpf_stackid.h).
-void Runner::open_stack_ids() {
-  struct bpf_map* u = bpf_object__find_map_by_name(obj_, "stp_ustacks");
-  struct bpf_map* k = bpf_object__find_map_by_name(obj_, "stp_kstacks");
-  if (u && ustacks_) {
-    ustack_ids_ = std::make_unique<loader::StackIds>(bpf_map__fd(u), bpf_map__value_size(u));
-    ustacks_->set_stack_ids(ustack_ids_.get());
-  }
-  if (k && kstacks_) {
-    kstack_ids_ = std::make_unique<loader::StackIds>(bpf_map__fd(k), bpf_map__value_size(k));
-    kstacks_->set_stack_ids(kstack_ids_.get());
-  }
-}
-
-// An exited process's mappings are freed only once the event ring's reader has passed every
-// record written before the process exited (vma::Retention): the ring's producer and consumer
-// positions, read from the pages the kernel shares with every reader (read-only here).
-void Runner::retain_exited_until_read() {
-  struct bpf_map* rb = bpf_object__find_map_by_name(obj_, loader::kRingBufMap);
-  if (!rb) return;
-  const size_t page = (size_t)::sysconf(_SC_PAGESIZE);
-  void* p = ::mmap(nullptr, 2 * page, PROT_READ, MAP_SHARED, bpf_map__fd(rb), 0);
-  if (p == MAP_FAILED) return;  // then only the count bounds them
-  mmaps_.push_back({p, 2 * page});
-  auto* consumer = static_cast<const uint64_t*>(p);
-  auto* producer = reinterpret_cast<const uint64_t*>(static_cast<const char*>(p) + page);
-  vma::Retention r;
-  r.fence = [producer] { return __atomic_load_n(producer, __ATOMIC_ACQUIRE); };
-  r.consumed = [consumer] { return __atomic_load_n(consumer, __ATOMIC_ACQUIRE); };
-  tracker_->set_retention(std::move(r));
 }
 
 // Detaching a syscall tracepoint's program waits for an RCU tasks-trace grace period (syscall
@@ -647,7 +483,7 @@ void Runner::drain() {
 }
 
 void Runner::cleanup() {
-  if (tracker_) tracker_->set_retention({});  // its fences read the ring's pages, unmapped below
+  stacks_.release_ring();  // the VMA tracker read the ring's positions
   detach();
   if (have_cmd_) target_.end_tree();
   if (rb_) ring_buffer__free(rb_);
@@ -700,38 +536,17 @@ int Runner::run() {
     target_pid_ = s_.opts.target_pid;
   }
 
-  if (m_.uses_user_stacks && !start_tracker()) return 1;
-  if (m_.uses_kernel_stacks) start_kernel_symbols();
+  if (m_.uses_user_stacks && !stacks_.start_user(target_pid_, target_.path(), out_, why))
+    return fail(why);
+  if (m_.uses_kernel_stacks) stacks_.start_kernel(out_);
   // One configuration for both sides, made before either is loaded (run_config.h).
   loader::RunConfigInput cin;
   cin.target_pid = target_pid_;
-  cin.vdso_file_id = tracker_ ? tracker_->file_id_for("[vdso]", 0, 0) : 0;
+  cin.vdso_file_id = stacks_.vdso_file_id();
   config_ = loader::make_run_config(cin);
   if (!s_.bpf_object_path.empty()) {
     if (!load_bpf()) return 1;
-    open_stack_ids();
-    if (kallsyms_) {  // the dispatched syscall probes' extra glue frame (stp_bpf_kstack.h)
-      const char* glue[2] = {"__traceiter_sys_enter", "__traceiter_sys_exit"};
-      for (int i = 0; i < 2; ++i)
-        if (const ksym::Symbol* g = kallsyms_->find(glue[i]); g && g->size) {
-          session_->syscall_glue[2 * i] = g->start;
-          session_->syscall_glue[2 * i + 1] = g->start + g->size;
-        }
-    }
-    // The in-kernel unwinder's tables and view of the targets' executable mappings.
-    if (tables_) {
-      std::string twhy;
-      if (!tables_->attach(obj_, twhy)) tables_->warnings.push_back(twhy);
-      for (const std::string& w : tables_->warnings) s_.diag.stream() << "WARNING: " << w << "\n";
-      tables_->warnings.clear();
-      if (s_.opts.verbose > 0)
-        for (const std::string& l : tables_->report()) s_.diag.stream() << "Pass 5: " << l << "\n";
-    }
-    if (tracker_) {
-      if (struct bpf_map* vm = bpf_object__find_map_by_name(obj_, "stp_vmas"))
-        tracker_->mirror_to(bpf_map__fd(vm));
-      retain_exited_until_read();
-    }
+    stacks_.attach(obj_, session_);
   }
   if (!open_native()) return 1;
   if (s_.opts.verbose > 0) s_.diag.stream() << "Pass 5: starting run.\n";
@@ -781,11 +596,11 @@ int Runner::run() {
   uint64_t errors = std::max<uint64_t>((uint64_t)out_.errors, (uint64_t)session_->errors);
 
   loader::RunTotals totals{session_, &out_};
-  totals.tracker = tracker_.get();
-  totals.tables = tables_.get();
-  totals.ustacks = ustacks_.get();
-  totals.kstacks = kstacks_.get();
-  totals.kallsyms = kallsyms_.get();
+  totals.tracker = stacks_.tracker();
+  totals.tables = stacks_.tables();
+  totals.ustacks = stacks_.user_stacks();
+  totals.kstacks = stacks_.kernel_stacks();
+  totals.kallsyms = stacks_.kallsyms();
   loader::ExitReport report(s_.diag, s_.opts.verbose, totals);
   report.user_stacks();
   report.kernel_stacks();
