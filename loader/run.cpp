@@ -18,7 +18,6 @@
 #include <sys/resource.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
