@@ -51,7 +51,8 @@ t "target(): the native and the BPF side agree (-x)" 0 "$SLEEPER"$'\n'"$SLEEPER"
 kill "$SLEEPER" 2> /dev/null; wait "$SLEEPER" 2> /dev/null
 
 # Another HZ, in a mount namespace of its own (nothing outside it sees the file).
-if [ -n "$CONFIG_HZ" ] && command -v unshare > /dev/null && unshare -m true 2> /dev/null; then
+if [ -n "$CONFIG_HZ" ] && command -v unshare > /dev/null &&
+   unshare -m sh -c 'mount -t tmpfs ukstap-hz /boot' 2> /dev/null; then
   OTHER=1000; [ "$CONFIG_HZ" = 1000 ] && OTHER=250
   kconfig_text | sed "s/^CONFIG_HZ=.*/CONFIG_HZ=$OTHER/" > "$T_TMP/config"
   in_other_kernel() {
