@@ -1,0 +1,153 @@
+#include "loader/exit_report.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <algorithm>
+#include <cstring>
+#include <ostream>
+
+#include "driver/diagnostics.h"
+#include "common/stp_vma.h"
+#include "loader/kstack_output.h"
+#include "loader/ksym.h"
+#include "loader/output.h"
+#include "loader/unwind_tables.h"
+#include "loader/ustack_output.h"
+#include "unwind/stp_unwind.h"
+#include "vma-tracker/tracker.h"
+
+namespace ukstap::loader {
+
+void ExitReport::user_stacks() {
+  if (!t_.ustacks) return;
+  const volatile struct stp_session* session = t_.session;
+  static const char* names[] = STP_UNWIND_STOP_NAMES;
+  if (verbose_ <= 0) {
+    // Without -v: one line when walks were cut short for want of something ukstap could give
+    // (depth, a table, a rule, a register) — not for the ends of stacks or unreadable memory,
+    // nor for "mappings unknown": a timer sample of a process that exec'd a moment ago, before
+    // the mirror caught up (transient, nearly every profile of a new process has one; -v).
+    uint64_t cut = 0, total = 0;
+    std::string why;
+    for (int i = 0; i < STP_STOP_NR; i++) {
+      uint64_t n = session->ustack_stops[i];
+      total += n;
+      if (i != STP_STOP_DEPTH && i != STP_STOP_NO_TABLE && i != STP_STOP_INVALID_ROW &&
+          i != STP_STOP_UNTRUSTED)
+        continue;
+      if (!n) continue;
+      cut += n;
+      why += (why.empty() ? "" : ", ") + std::string(names[i]) + " " + std::to_string(n);
+    }
+    if (cut)
+      diag_.stream() << "WARNING: " << cut << " of " << total
+                     << " user stacks were cut short: " << why << " (rerun with -v)\n";
+    return;
+  }
+  auto& d = diag_.stream();
+  d << "User stacks: " << t_.ustacks->stacks << " printed, " << t_.ustacks->frames << " frames ("
+    << t_.ustacks->unresolved_frames << " without a symbol); walks ended by:";
+  bool any = false;
+  for (int i = 0; i < STP_STOP_NR; i++) {
+    uint64_t n = session->ustack_stops[i];
+    if (!n) continue;
+    d << (any ? ", " : " ") << names[i] << " " << n;
+    any = true;
+  }
+  d << (any ? "\n" : " none\n");
+  if (session->ustack_fp_frames)
+    d << "User stacks: " << session->ustack_fp_frames
+      << " frames found by frame pointers (no unwind table for their code: marked inexact)\n";
+  if (t_.tables)
+    for (const std::string& w : t_.tables->warnings) d << "WARNING: " << w << "\n";
+  const auto& st = t_.tracker->stats();
+  d << "VMA tracker: " << st.mmap_records << " mmap, " << st.fork_records << " fork, "
+    << st.exec_records << " exec, " << st.exit_records << " exit records, " << st.lost_records
+    << " lost; " << st.proc_snapshots << " /proc maps read\n";
+}
+
+void ExitReport::kernel_stacks() {
+  if (t_.kstacks && verbose_ > 0)
+    diag_.stream() << "Kernel stacks: " << t_.kstacks->stacks << " printed, " << t_.kstacks->frames
+                   << " frames (" << t_.kstacks->unresolved_frames << " without a symbol); "
+                   << t_.kallsyms->size() << " kernel symbols\n";
+}
+
+int ExitReport::losses() {
+  auto& d = diag_.stream();
+  const volatile struct stp_session* session = t_.session;
+  Output& out = *t_.out;
+  const uint64_t dropped = std::max<uint64_t>(out.dropped, (uint64_t)session->drops);
+  const uint64_t errors = std::max<uint64_t>((uint64_t)out.errors, (uint64_t)session->errors);
+  const uint64_t skipped = session->skipped;
+  if (session->stacks_lost)
+    d << "WARNING: " << session->stacks_lost
+      << " stacks were not stored: a stack-id map is full (raise -D MAXSTACKS=N)\n";
+  if (t_.tracker) {
+    t_.tracker->drain();  // a LOST record comes with the first record after the ring had room
+    const vma::TrackerStats& st = t_.tracker->stats();
+    if (st.lost_records)
+      d << "WARNING: Number of lost VMA side-band records: " << st.lost_records
+        << " (mappings made then are unknown: their stacks may not symbolize)\n";
+    if (st.mirror_errors)
+      d << "WARNING: Number of failed updates of the kernel's VMA mirror: " << st.mirror_errors
+        << " (user stacks of those processes may be cut short)\n";
+    if (st.mirror_truncated)
+      d << "WARNING: Number of VMA mirror updates cut at " << STP_VMA_MAX
+        << " executable mappings: " << st.mirror_truncated
+        << " (user stacks through the others may be cut short)\n";
+  }
+  if (t_.tables && verbose_ <= 0)  // under -v user_stacks() printed them
+    for (const std::string& w : t_.tables->warnings) d << "WARNING: " << w << "\n";
+  if (out.malformed)
+    d << "WARNING: Number of records that could not be decoded: " << out.malformed << "\n";
+  if (dropped) d << "WARNING: Number of dropped records: " << dropped << "\n";
+  if (errors > 0 || skipped > 0)
+    d << "WARNING: Number of errors: " << errors << ", skipped probes: " << skipped << "\n";
+  if (int err = out.write_error()) {
+    d.flush();
+    diag_.fatal("cannot write output to " + out.name() + ": " + std::strerror(err));
+    return 1;
+  }
+  return 0;
+}
+
+void BpfRunStats::start() { fd_ = bpf_enable_stats(BPF_STATS_RUN_TIME); }
+
+void BpfRunStats::report(struct bpf_object* obj, std::ostream& err) {
+  if (fd_ < 0 || !obj) return;
+  struct bpf_program* prog;
+  bpf_object__for_each_program(prog, obj) {
+    int fd = bpf_program__fd(prog);
+    struct bpf_prog_info info {};
+    uint32_t len = sizeof info;
+    if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) != 0 || !info.run_cnt) continue;
+    err << "BPF program " << bpf_program__name(prog) << ": " << info.run_cnt << " runs, "
+        << info.run_time_ns / info.run_cnt << " ns per run\n";
+  }
+  stop();
+}
+
+void BpfRunStats::stop() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+int report_child_exit(int status, std::ostream& err) {
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    err << "WARNING: Child process exited with status " << WEXITSTATUS(status) << "\n";
+    return 1;
+  }
+  if (WIFSIGNALED(status)) {
+    err << "WARNING: Child process exited with signal " << WTERMSIG(status) << " ("
+        << ::strsignal(WTERMSIG(status)) << ")\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace ukstap::loader

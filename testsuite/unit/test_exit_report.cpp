@@ -1,0 +1,87 @@
+// loader/exit_report: what pass 5 says at the end. Truth: real children that exit with a status
+// or die by a signal (their wait status from the kernel), session counters set here, and the
+// lines ukstap prints for them (SystemTap's wording), written here by hand.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <sstream>
+
+#include "codegen/module_info.h"
+#include "driver/session.h"
+#include "loader/exit_report.h"
+#include "loader/output.h"
+
+using ukstap::loader::report_child_exit;
+
+namespace {
+
+int child_status(void (*body)()) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    body();
+    ::_exit(0);
+  }
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  return st;
+}
+
+}  // namespace
+
+TEST_CASE("child exit: success says nothing", "[exit_report]") {
+  std::ostringstream err;
+  CHECK(report_child_exit(child_status([] { ::_exit(0); }), err) == 0);
+  CHECK(err.str().empty());
+}
+
+TEST_CASE("child exit: a non-zero status", "[exit_report]") {
+  std::ostringstream err;
+  CHECK(report_child_exit(child_status([] { ::_exit(3); }), err) == 1);
+  CHECK(err.str() == "WARNING: Child process exited with status 3\n");
+}
+
+TEST_CASE("child exit: a signal", "[exit_report]") {
+  std::ostringstream err;
+  CHECK(report_child_exit(child_status([] { ::raise(SIGKILL); }), err) == 1);
+  CHECK(err.str() == "WARNING: Child process exited with signal 9 (Killed)\n");
+}
+
+TEST_CASE("losses: one WARNING per counter, the larger of the two sides' counts", "[exit_report]") {
+  std::ostringstream err;
+  ukstap::Session s(err);
+  ukstap::codegen::ModuleInfo m;
+  ukstap::loader::Output out(s, m);
+  struct stp_session session {};
+  session.drops = 3;
+  session.errors = 1;
+  session.skipped = 5;
+  session.stacks_lost = 4;
+  out.dropped = 7;  // the DROPS records the decoder saw: more than the page says
+  out.errors = 2;
+  out.malformed = 1;
+  ukstap::loader::RunTotals totals{&session, &out};
+  ukstap::loader::ExitReport report(s.diag, 0, totals);
+  CHECK(report.losses() == 0);
+  CHECK(err.str() ==
+        "WARNING: 4 stacks were not stored: a stack-id map is full (raise -D MAXSTACKS=N)\n"
+        "WARNING: Number of records that could not be decoded: 1\n"
+        "WARNING: Number of dropped records: 7\n"
+        "WARNING: Number of errors: 2, skipped probes: 5\n");
+}
+
+TEST_CASE("losses: nothing lost, nothing said", "[exit_report]") {
+  std::ostringstream err;
+  ukstap::Session s(err);
+  ukstap::codegen::ModuleInfo m;
+  ukstap::loader::Output out(s, m);
+  struct stp_session session {};
+  ukstap::loader::RunTotals totals{&session, &out};
+  ukstap::loader::ExitReport report(s.diag, 1, totals);
+  CHECK(report.losses() == 0);
+  report.user_stacks();    // no user stacks in this run
+  report.kernel_stacks();  // nor kernel stacks
+  CHECK(err.str().empty());
+}
