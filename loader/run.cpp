@@ -179,6 +179,7 @@ class Runner {
   explicit Runner(Session& s) : s_(s), m_(*s.module), out_(s, *s.module) {}
   ~Runner() { cleanup(); }
   int run();
+  void collect_samples(std::vector<loader::Sample>* samples) { out_.collect_samples(samples); }
 
  private:
   int fail(const std::string& msg);
@@ -1205,7 +1206,7 @@ int Runner::run() {
 
 }  // namespace
 
-int pass5_run(Session& s) {
+int pass5_run(Session& s, std::vector<loader::Sample>* samples) {
   if (::geteuid() != 0) {
     s.diag.fatal("pass 5 must run as root: loading BPF programs needs root privileges");
     return 1;
@@ -1215,6 +1216,7 @@ int pass5_run(Session& s) {
     return 1;
   }
   Runner r(s);
+  if (samples) r.collect_samples(samples);
   return r.run();
 }
 
