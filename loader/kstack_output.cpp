@@ -119,7 +119,7 @@ std::string KernelStacks::record(uint16_t flags, const stp_ustack& u, const unsi
 }
 
 std::vector<Frame> KernelStacks::sample_frames(uint16_t flags, const stp_ustack& u,
-                                        const unsigned char* p, size_t n) {
+                                               const unsigned char* p, size_t n) {
   std::vector<Frame> out;
   decode(flags, u, p, n, &out);
   return out;

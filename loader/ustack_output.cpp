@@ -164,7 +164,7 @@ std::string UserStacks::record(uint16_t flags, const stp_ustack& u, const unsign
 }
 
 std::vector<Frame> UserStacks::sample_frames(uint16_t flags, const stp_ustack& u,
-                                      const unsigned char* p, size_t n) {
+                                             const unsigned char* p, size_t n) {
   std::vector<Frame> out;
   std::string error;
   decode(flags, u, p, n, error, &out);
