@@ -105,10 +105,17 @@ TEST_CASE("profile writers: empty profile, odd names, kernel frames", "[profile_
   profile::Profile p;
   profile::Sample s;
   s.comm = "my prog";
-  s.frames = {{0xffffffff81000000ull, "do_syscall_64", "kernel", true, false},
-              {0x401000, "operator<<(std::ostream&, T)", "/bin/x", false, false},
-              {0x402000, "", "/usr/lib/libfoo.so", false, false},
-              {0x403000, "", "", false, false}};
+  auto frame = [](uint64_t addr, const char* name, const char* module, bool kernel) {
+    profile::Frame f;
+    f.addr = addr;
+    f.name = name;
+    f.module = module;
+    f.kernel = kernel;
+    return f;
+  };
+  s.frames = {frame(0xffffffff81000000ull, "do_syscall_64", "kernel", true),
+              frame(0x401000, "operator<<(std::ostream&, T)", "/bin/x", false),
+              frame(0x402000, "", "/usr/lib/libfoo.so", false), frame(0x403000, "", "", false)};
   s.count = 3;
   p.samples = {s, s};
   // Root first, ';' and ' ' replaced in names, "_[k]" on kernel frames, equal stacks summed.
