@@ -412,6 +412,14 @@ void Output::sample_header(const unsigned char* p, size_t n) {
   samples_->push_back(std::move(s));
 }
 
+// A stack record's frames go to the last sample (leaf first: print_backtrace() comes before
+// print_ubacktrace()); frames before the first header belong to no sample.
+void Output::sample_frames(std::vector<Frame> frames) {
+  if (samples_->empty()) return;
+  std::vector<Frame>& to = samples_->back().frames;
+  to.insert(to.end(), std::make_move_iterator(frames.begin()), std::make_move_iterator(frames.end()));
+}
+
 void Output::ustack_record(uint16_t flags, const unsigned char* p, size_t n) {
   struct stp_ustack u;
   if (!ustacks_ || n < sizeof u) {
@@ -419,11 +427,8 @@ void Output::ustack_record(uint16_t flags, const unsigned char* p, size_t n) {
     return;
   }
   std::memcpy(&u, p, sizeof u);
-  if (samples_) {  // frames before the first header belong to no sample
-    auto f = ustacks_->sample_frames(flags, u, p + sizeof u, n - sizeof u);
-    if (!samples_->empty())
-      samples_->back().frames.insert(samples_->back().frames.end(), std::make_move_iterator(f.begin()),
-                                     std::make_move_iterator(f.end()));
+  if (samples_) {
+    sample_frames(ustacks_->sample_frames(flags, u, p + sizeof u, n - sizeof u));
     return;
   }
   std::string error;
@@ -444,10 +449,7 @@ void Output::kstack_record(uint16_t flags, const unsigned char* p, size_t n) {
   }
   std::memcpy(&u, p, sizeof u);
   if (samples_) {
-    auto f = kstacks_->sample_frames(flags, u, p + sizeof u, n - sizeof u);
-    if (!samples_->empty())
-      samples_->back().frames.insert(samples_->back().frames.end(), std::make_move_iterator(f.begin()),
-                                     std::make_move_iterator(f.end()));
+    sample_frames(kstacks_->sample_frames(flags, u, p + sizeof u, n - sizeof u));
     return;
   }
   std::string text = kstacks_->record(flags, u, p + sizeof u, n - sizeof u);

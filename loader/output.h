@@ -70,6 +70,7 @@ class Output {
   void ustack_record(uint16_t flags, const unsigned char* p, size_t n);
   void kstack_record(uint16_t flags, const unsigned char* p, size_t n);
   void sample_header(const unsigned char* p, size_t n);
+  void sample_frames(std::vector<Frame> frames);
   std::string expand(std::string s) const;  // deferred stack tokens -> their text
   void put(const char* p, size_t n);          // every output byte goes through here
   void put(const std::string& t) { put(t.data(), t.size()); }
