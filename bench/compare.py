@@ -38,6 +38,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree (bench/ is distributed whole)
 sys.path.insert(0, os.path.join(HERE, "lib"))
 from stap_stack import parse_frame, parse_perf_frame  # noqa: E402  (the one stack-line parser)
 UKSTAP = os.environ.get("UKSTAP") or os.path.join(TOP, "ukstap")

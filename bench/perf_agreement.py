@@ -3,6 +3,7 @@ ukstap's user stacks against perf record --call-graph dwarf on real programs. St
 read, and return addresses checked, by bench/lib/stap_stack.py."""
 import os, re, shlex, shutil, statistics, subprocess, sys, time, collections
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree (bench/ is distributed whole)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from stap_stack import follows_call, parse_frame, parse_perf_frame
 

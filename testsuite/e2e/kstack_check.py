@@ -29,6 +29,7 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree (bench/ is distributed whole)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "lib"))
 from stap_stack import KERNEL_MIN, parse_frame  # noqa: E402
 

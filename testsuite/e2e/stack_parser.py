@@ -11,6 +11,7 @@ import sys
 import tempfile
 import unittest
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree (bench/ is distributed whole)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "lib"))
 from stap_stack import Frame, PerfFrame, follows_call, parse_frame, parse_perf_frame  # noqa: E402
 
