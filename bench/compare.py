@@ -38,6 +38,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree (bench/ is distributed whole)
+sys.path.insert(0, os.path.join(HERE, "lib"))
+from stap_stack import parse_frame, parse_perf_frame  # noqa: E402  (the one stack-line parser)
 UKSTAP = os.environ.get("UKSTAP") or os.path.join(TOP, "ukstap")
 BEGIN_MARK = "<!-- bench:compare begin -->"
 END_MARK = "<!-- bench:compare end -->"
@@ -268,14 +271,12 @@ def reaches_start(names):
     return any(name_ok(n, "__libc_start_main") or n in START_NAMES for n in names)
 
 
-UK_FRAME = re.compile(r"^ 0x[0-9a-f]+(?: : (\S+?)(?:\+0x[0-9a-f]+/0x[0-9a-f]+)? \[.*?\]| \[.*?\])?( \(inexact\))?$")
-
-
 def uk_name(line):
-    m = UK_FRAME.match(line)
-    if not m:
+    """A backtrace line's function (normalized), None without one, False if it is no frame."""
+    f = parse_frame(line)
+    if not f:
         return False
-    return norm_name(m.group(1)) if m.group(1) else None
+    return norm_name(f.name) if f.name else None
 
 
 def parse_uk_stream(path, leaf=None, marker=None):
@@ -331,9 +332,6 @@ def parse_folded(path):
     return stacks
 
 
-PERF_FRAME = re.compile(r"^\s+([0-9a-f]+) (.*?)(?: \((.*)\))?$")
-
-
 def perf_script(data, out, max_stack=1024):
     """perf script of DATA into OUT; returns (Counter of name tuples, Res of the run)."""
     r = run(["perf", "script", "--no-inline", "--max-stack", str(max_stack), "-i", data,
@@ -350,11 +348,11 @@ def perf_script(data, out, max_stack=1024):
                     stacks[tuple(cur)] += 1
                 cur = []
                 continue
-            m = PERF_FRAME.match(line)
-            if m and cur is not None:
-                if m.group(1) == "ffffffffffffffff":
+            f = parse_perf_frame(line)
+            if f and cur is not None:
+                if f.ip == 0xffffffffffffffff:
                     continue
-                cur.append(norm_name(m.group(2)))
+                cur.append(norm_name(f.sym))
     if cur is not None:
         stacks[tuple(cur)] += 1
     return stacks, r

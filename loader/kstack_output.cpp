@@ -33,41 +33,58 @@ std::string payload_str(const unsigned char* p, size_t n) {
 
 }  // namespace
 
-std::string KernelStacks::format_one(uint64_t pc, int flags, bool caller) {
+Frame KernelStacks::resolve(uint64_t pc, bool caller) {
+  Frame f;
+  f.addr = pc;
+  f.kernel = true;
   const ksym::Symbol* s = syms_.lookup(caller && pc ? pc - 1 : pc);
-  if (!s) ++unresolved_frames;
-  std::string off = s ? hex(pc - s->start) : "";
-  if (flags & _STP_SYM_SYMBOL) return s ? s->name : hex(pc);
-  if (flags & _STP_SYM_MODULE) return s ? s->module : "<unknown>";
+  if (!s) {
+    ++unresolved_frames;
+    return f;
+  }
+  f.name = s->name;
+  f.module = s->module;
+  f.offset = pc - s->start;
+  f.size = s->size;
+  return f;
+}
+
+std::string KernelStacks::format_one(const Frame& f, int flags) {
+  const uint64_t pc = f.addr;
+  const bool s = !f.name.empty();
+  std::string off = s ? hex(f.offset) : "";
+  if (flags & _STP_SYM_SYMBOL) return s ? f.name : hex(pc);
+  if (flags & _STP_SYM_MODULE) return s ? f.module : "<unknown>";
   if (flags & _STP_SYM_DATA)
-    return s ? s->name + "+" + off + "/" + hex(s->size) + " [" + s->module + "]" : hex(pc);
-  if (flags & _STP_SYM_BRIEF) return (s ? s->name + "+" + off : hex(pc)) + "\n";
-  if (flags & _STP_SYM_SIMPLE) return (s ? s->name + "+" + off + " [" + s->module + "]" : hex(pc)) + "\n";
-  if (s) return " " + hex(pc) + " : " + s->name + "+" + off + "/" + hex(s->size) + " [" + s->module + "]\n";
+    return s ? f.name + "+" + off + "/" + hex(f.size) + " [" + f.module + "]" : hex(pc);
+  if (flags & _STP_SYM_BRIEF) return (s ? f.name + "+" + off : hex(pc)) + "\n";
+  if (flags & _STP_SYM_SIMPLE) return (s ? f.name + "+" + off + " [" + f.module + "]" : hex(pc)) + "\n";
+  if (s) return " " + hex(pc) + " : " + f.name + "+" + off + "/" + hex(f.size) + " [" + f.module + "]\n";
   return " " + hex(pc) + "\n";
 }
 
-std::string KernelStacks::format_frames(const std::vector<uint64_t>& pcs, int flags) {
-  std::string out;
+void KernelStacks::walk(const std::vector<uint64_t>& pcs, int flags, std::vector<Frame>* out,
+                        std::string* text) {
   ++stacks;
   for (size_t i = 0; i < pcs.size(); ++i) {
     ++frames;
-    // Kernel text does not move and the table is read once: a frame's text depends on its pc,
-    // the flags and whether it is a return address only. Profiles repeat the same frames.
+    // Kernel text does not move and the table is read once: a frame depends on its pc, the
+    // flags and whether it is a return address only. Profiles repeat the same frames.
     FrameKey key{pcs[i], (uint32_t)flags << 1 | (i > 0 ? 1u : 0u)};
     auto hit = frame_cache_.find(key);
     if (hit != frame_cache_.end()) {
-      if (hit->second.second) ++unresolved_frames;
-      out += hit->second.first;
+      if (hit->second.frame.name.empty()) ++unresolved_frames;
+      if (out) out->push_back(hit->second.frame);
+      if (text) *text += hit->second.text;
       continue;
     }
-    uint64_t before = unresolved_frames;
-    std::string text = format_one(pcs[i], flags, i > 0);
+    Frame f = resolve(pcs[i], i > 0);
+    std::string t = format_one(f, flags);
+    if (text) *text += t;
+    if (out) out->push_back(f);
     if (frame_cache_.size() > 200000) frame_cache_.clear();
-    frame_cache_.emplace(key, std::make_pair(text, unresolved_frames != before));
-    out += text;
+    frame_cache_.emplace(key, Cached{std::move(f), std::move(t)});
   }
-  return out;
 }
 
 // print_syms: what the tapset's loop did in stap: tokenize(list, " ") and, per token,
@@ -83,7 +100,7 @@ std::string KernelStacks::format_list(const std::string& list) {
       std::string buf(tok, 0, 4095);
       buf.resize(4096, '\0');  // the parser indexes modulo its power-of-two capacity
       uint64_t addr = (uint64_t)stp_s_strtol(buf.c_str(), 16, 4096);
-      out += " " + tok + " : " + format_one(addr, _STP_SYM_DATA, false) + "\n";
+      out += " " + tok + " : " + format_one(resolve(addr, false), _STP_SYM_DATA) + "\n";
     }
     i = j + 1;
   }
@@ -98,7 +115,20 @@ std::string KernelStacks::no_stack(uint16_t probe_id, const std::string& native_
 
 std::string KernelStacks::record(uint16_t flags, const stp_ustack& u, const unsigned char* p,
                                  size_t n) {
+  return decode(flags, u, p, n, nullptr);
+}
+
+std::vector<Frame> KernelStacks::sample_frames(uint16_t flags, const stp_ustack& u,
+                                               const unsigned char* p, size_t n) {
+  std::vector<Frame> out;
+  decode(flags, u, p, n, &out);
+  return out;
+}
+
+std::string KernelStacks::decode(uint16_t flags, const stp_ustack& u, const unsigned char* p,
+                                 size_t n, std::vector<Frame>* frames_out) {
   std::string text;
+  std::string* text_out = frames_out ? nullptr : &text;
   switch (u.kind) {
     case STP_USTACK_NO_USER:
       // sprint_backtrace() there is "" (as sprint_ubacktrace() without user registers)
@@ -107,20 +137,20 @@ std::string KernelStacks::record(uint16_t flags, const stp_ustack& u, const unsi
     case STP_USTACK_PCS: {
       std::vector<uint64_t> pcs(std::min<size_t>(u.nr, n / 8));
       if (!pcs.empty()) std::memcpy(pcs.data(), p, pcs.size() * 8);
-      text = format_frames(pcs, flags);
+      walk(pcs, flags, frames_out, text_out);
       break;
     }
     case STP_USTACK_HEXSTR:
       if (flags & _STP_SYM_LIST)
         text = format_list(payload_str(p, n));
       else
-        text = format_frames(parse_hex_list(payload_str(p, n)), flags);
+        walk(parse_hex_list(payload_str(p, n)), flags, frames_out, text_out);
       break;
     case STP_USTACK_SYM: {
       if (n < 8) break;
       uint64_t addr;
       std::memcpy(&addr, p, 8);
-      text = format_one(addr, flags, false);
+      text = format_one(resolve(addr, false), flags);
       break;
     }
     case STP_USTACK_ID: {
@@ -133,12 +163,13 @@ std::string KernelStacks::record(uint16_t flags, const stp_ustack& u, const unsi
       else if (st->h.kind == STP_USTACK_NO_USER)
         text = no_stack(st->h.probe_id, "");
       else
-        text = format_frames(st->pcs, flags);
+        walk(st->pcs, flags, frames_out, text_out);
       break;
     }
     default:
       break;
   }
+  if (frames_out) return "";  // a profile sample: the frames are the output
   if (!u.token) return text;
   tokens_[u.token] = text;
   return "";

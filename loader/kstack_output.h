@@ -6,6 +6,9 @@
 // An address no symbol covers prints bare (` 0x…`); a context without a kernel stack (a
 // user-mode sample, a uprobe, begin/end) prints `<no kernel backtrace at PP>`.
 //
+// A record's pcs are resolved into Frames (stack_frame.h); the text is made from those, and a
+// profile takes the Frames themselves (frames()).
+//
 // Records with a token define what a "\x1eK<16 hex>\x1f" token in a script string stands for;
 // expand() replaces them when the string is printed.
 #pragma once
@@ -15,6 +18,8 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "loader/stack_frame.h"
 
 struct stp_ustack;
 
@@ -38,6 +43,10 @@ class KernelStacks {
   // One KSTACK record: `flags` = header id. Returns the text to print now ("" for token
   // records, whose text expand() substitutes later).
   std::string record(uint16_t flags, const stp_ustack& u, const unsigned char* payload, size_t n);
+  // The same record's frames (a profile sample's print_backtrace()); none for a context
+  // without a kernel stack, a token or a symbol record.
+  std::vector<Frame> sample_frames(uint16_t flags, const stp_ustack& u, const unsigned char* payload,
+                            size_t n);
   // Replaces every kernel token in `s`.
   std::string expand(const std::string& s) const;
 
@@ -46,8 +55,14 @@ class KernelStacks {
  private:
   // `caller`: a return address (frames after the first): named after the byte before it, so
   // a call that is a function's last instruction is not put in the next function.
-  std::string format_one(uint64_t pc, int flags, bool caller);
-  std::string format_frames(const std::vector<uint64_t>& pcs, int flags);
+  Frame resolve(uint64_t pc, bool caller);
+  static std::string format_one(const Frame& f, int flags);
+  // Resolves `pcs` into `frames` and/or their `text` (either may be null).
+  void walk(const std::vector<uint64_t>& pcs, int flags, std::vector<Frame>* frames,
+            std::string* text);
+  // Both outputs of record(): the text, or (frames non-null) the frames instead.
+  std::string decode(uint16_t flags, const stp_ustack& u, const unsigned char* p, size_t n,
+                     std::vector<Frame>* frames);
   std::string format_list(const std::string& list);
   std::string no_stack(uint16_t probe_id, const std::string& native_pp) const;
 
@@ -63,8 +78,11 @@ class KernelStacks {
   struct FrameKeyHash {
     size_t operator()(const FrameKey& k) const { return std::hash<uint64_t>()(k.pc * 31 + k.bits); }
   };
-  // formatted frame text, and whether it had no symbol
-  std::unordered_map<FrameKey, std::pair<std::string, bool>, FrameKeyHash> frame_cache_;
+  struct Cached {
+    Frame frame;
+    std::string text;
+  };
+  std::unordered_map<FrameKey, Cached, FrameKeyHash> frame_cache_;
 };
 
 }  // namespace ukstap::loader

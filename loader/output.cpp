@@ -12,11 +12,13 @@
 #include <cinttypes>
 #include <cstring>
 #include <iostream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "codegen/module_info.h"
 #include "common/stp_records.h"
+#include "driver/profile_mode.h"
 #include "driver/session.h"
 
 #include "common/stp_format.h"
@@ -245,7 +247,20 @@ int open_output_file(const std::string& path, std::string& why) {
   return fd;
 }
 
+void Output::collect_samples(std::vector<Sample>* samples) {
+  samples_ = samples;
+  for (size_t i = 0; i < m_.formats.size(); ++i) {
+    const auto& c = m_.formats[i].components;
+    if (!c.empty() && c[0].conv == Conv::Literal && c[0].literal == profile_mode::kSampleTag)
+      sample_fmt_ = (int)i;
+  }
+}
+
 bool Output::open(const std::string& file, std::string& why) {
+  if (samples_) {
+    out_ = nullptr;  // a profile run prints nothing: -o is the profile's, written after the run
+    return true;
+  }
   if (file.empty() || file == "-") return true;
   std::string name = file;
   if (file.find('%') != std::string::npos) {
@@ -347,6 +362,7 @@ void Output::printf_record(uint16_t fmt_id, const unsigned char* p, size_t n) {
     malformed++;
     return;
   }
+  if (samples_ && fmt_id == sample_fmt_) return sample_header(p, n);
   Reader r{p, n};
   std::string out;
   for (const auto& c : m_.formats[fmt_id].components) {
@@ -382,6 +398,28 @@ void Output::printf_record(uint16_t fmt_id, const unsigned char* p, size_t n) {
   put(out);
 }
 
+// The sample header's arguments: pid, tid, comm.
+void Output::sample_header(const unsigned char* p, size_t n) {
+  Reader r{p, n};
+  Sample s;
+  s.pid = (int)r.num();
+  s.tid = (int)r.num();
+  s.comm = r.str();
+  if (!r.ok) {
+    malformed++;
+    return;
+  }
+  samples_->push_back(std::move(s));
+}
+
+// A stack record's frames go to the last sample (leaf first: print_backtrace() comes before
+// print_ubacktrace()); frames before the first header belong to no sample.
+void Output::sample_frames(std::vector<Frame> frames) {
+  if (samples_->empty()) return;
+  std::vector<Frame>& to = samples_->back().frames;
+  to.insert(to.end(), std::make_move_iterator(frames.begin()), std::make_move_iterator(frames.end()));
+}
+
 void Output::ustack_record(uint16_t flags, const unsigned char* p, size_t n) {
   struct stp_ustack u;
   if (!ustacks_ || n < sizeof u) {
@@ -389,6 +427,10 @@ void Output::ustack_record(uint16_t flags, const unsigned char* p, size_t n) {
     return;
   }
   std::memcpy(&u, p, sizeof u);
+  if (samples_) {
+    sample_frames(ustacks_->sample_frames(flags, u, p + sizeof u, n - sizeof u));
+    return;
+  }
   std::string error;
   std::string text = ustacks_->record(flags, u, p + sizeof u, n - sizeof u, error);
   put(text);
@@ -406,6 +448,10 @@ void Output::kstack_record(uint16_t flags, const unsigned char* p, size_t n) {
     return;
   }
   std::memcpy(&u, p, sizeof u);
+  if (samples_) {
+    sample_frames(kstacks_->sample_frames(flags, u, p + sizeof u, n - sizeof u));
+    return;
+  }
   std::string text = kstacks_->record(flags, u, p + sizeof u, n - sizeof u);
   put(text);
 }

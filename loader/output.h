@@ -1,6 +1,7 @@
 // Pass 5's record decoder: turns the runtime's records (common/stp_records.h) — from the ring
 // buffer "stp_events" or straight from the native module — into SystemTap's text: printf output
 // on stdout (or -o FILE), ERROR/WARNING lines on stderr, histograms (STAP-FORMATS §1, §3, §5).
+// Under `ukstap --profile` it prints no text: the samples are collected as structs instead.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+#include "loader/stack_frame.h"
 
 namespace ukstap {
 class Session;
@@ -48,6 +51,11 @@ class Output {
   void set_user_stacks(UserStacks* u) { ustacks_ = u; }
   // KSTACK records and kernel tokens (null: none expected).
   void set_kernel_stacks(KernelStacks* k) { kstacks_ = k; }
+  // `ukstap --profile` (before open()): the run's samples go to `samples` and nothing is
+  // printed (open() opens no file). A printf of the sampling script's header format
+  // (driver/profile_mode.h: "@@ukstap-sample PID TID COMM") starts a sample; the stack records
+  // after it (print_backtrace(), print_ubacktrace()) append their frames.
+  void collect_samples(std::vector<Sample>* samples);
 
   bool exit_requested = false;
   int errors = 0;          // ERROR records seen
@@ -61,6 +69,8 @@ class Output {
   void warn_record(const unsigned char* p, size_t n);
   void ustack_record(uint16_t flags, const unsigned char* p, size_t n);
   void kstack_record(uint16_t flags, const unsigned char* p, size_t n);
+  void sample_header(const unsigned char* p, size_t n);
+  void sample_frames(std::vector<Frame> frames);
   std::string expand(std::string s) const;  // deferred stack tokens -> their text
   void put(const char* p, size_t n);          // every output byte goes through here
   void put(const std::string& t) { put(t.data(), t.size()); }
@@ -76,6 +86,8 @@ class Output {
   std::vector<char> fbuf_;  // formatting scratch (power-of-two capacity)
   UserStacks* ustacks_ = nullptr;
   KernelStacks* kstacks_ = nullptr;
+  std::vector<Sample>* samples_ = nullptr;  // --profile: where samples go
+  int sample_fmt_ = -1;                     // the format id of the sample header
 };
 
 // Opens `path` for -o: created (0666 & ~umask) or truncated, close-on-exec. In a world-writable

@@ -7,22 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "loader/stack_frame.h"
+
 namespace ukstap::profile {
 
-struct Frame {
-  uint64_t addr = 0;
-  std::string name;    // function; "" when unknown
-  std::string module;  // file path, "kernel", a kernel module name, "[vdso]"; "" when unknown
-  bool kernel = false;
-  bool inexact = false;
-};
-
-struct Sample {
-  std::string comm;           // the process name: the root of its stacks
-  int pid = 0;
-  std::vector<Frame> frames;  // leaf first
-  uint64_t count = 1;
-};
+// The frames and samples the record decoders produce (stack_frame.h), as they are.
+using Frame = loader::Frame;
+using Sample = loader::Sample;
 
 struct Profile {
   std::vector<Sample> samples;  // equal stacks may repeat: every writer adds them up

@@ -96,6 +96,7 @@ class Runner {
   explicit Runner(Session& s) : s_(s), m_(*s.module), stacks_(s, *s.module), out_(s, *s.module) {}
   ~Runner() { cleanup(); }
   int run();
+  void collect_samples(std::vector<loader::Sample>* samples) { out_.collect_samples(samples); }
 
  private:
   int fail(const std::string& msg);
@@ -618,7 +619,7 @@ int Runner::run() {
 
 }  // namespace
 
-int pass5_run(Session& s) {
+int pass5_run(Session& s, std::vector<loader::Sample>* samples) {
   if (::geteuid() != 0) {
     s.diag.fatal("pass 5 must run as root: loading BPF programs needs root privileges");
     return 1;
@@ -628,6 +629,7 @@ int pass5_run(Session& s) {
     return 1;
   }
   Runner r(s);
+  if (samples) r.collect_samples(samples);
   return r.run();
 }
 

@@ -48,16 +48,17 @@ int UserStacks::pick_pid(int pid, uint64_t pc, uint64_t t_ns) {
   return 0;
 }
 
-UserStacks::Resolved UserStacks::resolve(int pid, uint64_t pc, uint64_t t_ns, bool caller,
-                                         bool want_line) {
-  Resolved r;
+Frame UserStacks::resolve(int pid, uint64_t pc, uint64_t t_ns, bool caller, bool want_line,
+                          bool* in_text) {
+  Frame r;
+  r.addr = pc;
+  if (in_text) *in_text = false;
   pid = pick_pid(pid, pc, t_ns);
   if (!pid) return r;
   const vma::Mapping* m = tracker_.lookup(pid, pc, t_ns);
   if (!m) return r;
-  r.in_text = (m->prot & 4 /* PROT_EXEC */) != 0;
+  if (in_text) *in_text = (m->prot & 4 /* PROT_EXEC */) != 0;
   if (m->path.empty()) return r;  // anonymous (JIT) memory
-  r.have_module = true;
   r.module = m->path;
   uint64_t lo = m->start, hi = m->end;
   for (const vma::Mapping* o : tracker_.file_mappings(pid, *m, t_ns)) {
@@ -80,80 +81,98 @@ UserStacks::Resolved UserStacks::resolve(int pid, uint64_t pc, uint64_t t_ns, bo
   if (want_line && f->source_line(caller && vaddr ? vaddr - 1 : vaddr, file, line))
     r.src = file + ":" + std::to_string(line);
   if (found) {
-    r.have_symbol = true;
-    r.symbol = hit.name;
+    r.name = hit.name;
     r.offset = vaddr - hit.start;
     r.size = hit.size;
   }
   return r;
 }
 
-std::string UserStacks::format_one(const Resolved& r, uint64_t pc, int flags, bool inexact) {
-  const char* ex = inexact ? " (inexact)" : "";
-  if (flags & _STP_SYM_SYMBOL) return r.have_symbol ? r.symbol : hex(pc);
-  if (flags & _STP_SYM_MODULE) return r.have_module ? r.module : "<unknown>";
+std::string UserStacks::format_one(const Frame& r, int flags) {
+  const uint64_t pc = r.addr;
+  const bool have_symbol = !r.name.empty(), have_module = !r.module.empty();
+  const char* ex = r.inexact ? " (inexact)" : "";
+  if (flags & _STP_SYM_SYMBOL) return have_symbol ? r.name : hex(pc);
+  if (flags & _STP_SYM_MODULE) return have_module ? r.module : "<unknown>";
   if (flags & _STP_SYM_DATA) {
-    if (r.have_symbol)
-      return r.symbol + "+" + hex(r.offset) + "/" + hex(r.size) + " [" + r.module + "]";
-    if (r.have_module)
+    if (have_symbol)
+      return r.name + "+" + hex(r.offset) + "/" + hex(r.size) + " [" + r.module + "]";
+    if (have_module)
       return hex(pc) + " [" + r.module + "+" + hex(r.mod_offset) + "/" + hex(r.mod_size) + "]";
     return hex(pc);
   }
-  if (flags & _STP_SYM_BRIEF) return (r.have_symbol ? r.symbol + "+" + hex(r.offset) : hex(pc)) + "\n";
+  if (flags & _STP_SYM_BRIEF) return (have_symbol ? r.name + "+" + hex(r.offset) : hex(pc)) + "\n";
   if (flags & _STP_SYM_SIMPLE) {
-    if (r.have_symbol) return r.symbol + "+" + hex(r.offset) + " [" + basename_of(r.module) + "]\n";
-    if (r.have_module)
+    if (have_symbol) return r.name + "+" + hex(r.offset) + " [" + basename_of(r.module) + "]\n";
+    if (have_module)
       return hex(pc) + " [" + basename_of(r.module) + "+" + hex(r.mod_offset) + "]\n";
     return hex(pc) + "\n";
   }
   // _STP_SYM_FULL; with _STP_SYM_LINENUMBER " at FILE:LINE" before the module when known
-  if (r.have_symbol)
-    return " " + hex(pc) + " : " + r.symbol + "+" + hex(r.offset) + "/" + hex(r.size) +
+  if (have_symbol)
+    return " " + hex(pc) + " : " + r.name + "+" + hex(r.offset) + "/" + hex(r.size) +
            (r.src.empty() ? "" : " at " + r.src) + " [" + r.module + "]" + ex + "\n";
-  if (r.have_module)
+  if (have_module)
     return " " + hex(pc) + " [" + r.module + "+" + hex(r.mod_offset) + "/" + hex(r.mod_size) + "]" +
            ex + "\n";
   return " " + hex(pc) + ex + "\n";
 }
 
-std::string UserStacks::format_frames(int pid, uint64_t t_ns, const std::vector<Frame>& frames,
-                                      int flags) {
-  std::string out;
-  for (size_t i = 0; i < frames.size(); ++i) {
-    const uint64_t pc = frames[i].pc;
+void UserStacks::walk(int pid, uint64_t t_ns, const std::vector<Pc>& pcs, int flags,
+                      std::vector<Frame>* frames, std::string* text) {
+  for (size_t i = 0; i < pcs.size(); ++i) {
+    const uint64_t pc = pcs[i].pc;
     int p = pick_pid(pid, pc, t_ns);
     const vma::Mapping* m = p ? tracker_.lookup(p, pc, t_ns) : nullptr;
     FrameKey key{m ? m->serial : 0, pc,
-                 (uint32_t)flags << 2 | (i > 0 ? 2u : 0u) | (frames[i].inexact ? 1u : 0u)};
+                 (uint32_t)flags << 2 | (i > 0 ? 2u : 0u) | (pcs[i].inexact ? 1u : 0u)};
     if (m) {
       auto hit = frame_cache_.find(key);
       if (hit != frame_cache_.end()) {
         ++this->frames;
-        out += hit->second;
+        if (frames) frames->push_back(hit->second.frame);
+        if (text) *text += hit->second.text;
         continue;
       }
     }
-    Resolved r = resolve(pid, pc, t_ns, i > 0, (flags & _STP_SYM_LINENUMBER) != 0);
-    if (frames[i].inexact && !r.in_text) {
+    bool in_text = false;
+    Frame r = resolve(pid, pc, t_ns, i > 0, (flags & _STP_SYM_LINENUMBER) != 0, &in_text);
+    r.inexact = pcs[i].inexact;
+    if (r.inexact && !in_text) {
       // A frame-pointer walk through code that does not keep one reads garbage: a "return
       // address" outside all code ends the stack rather than printing an invented frame.
-      cut_frames += frames.size() - i;
+      cut_frames += pcs.size() - i;
       break;
     }
     ++this->frames;
-    if (!r.have_symbol) ++unresolved_frames;
-    std::string text = format_one(r, pc, flags, frames[i].inexact);
+    if (r.name.empty()) ++unresolved_frames;
+    std::string t = format_one(r, flags);
+    if (text) *text += t;
     if (m) {
       if (frame_cache_.size() >= kFrameCacheMax) frame_cache_.clear();
-      frame_cache_.emplace(key, text);
+      if (frames) frames->push_back(r);
+      frame_cache_.emplace(key, Cached{std::move(r), std::move(t)});
+    } else if (frames) {
+      frames->push_back(std::move(r));
     }
-    out += text;
   }
-  return out;
 }
 
 std::string UserStacks::record(uint16_t flags, const stp_ustack& u, const unsigned char* p,
                                size_t n, std::string& error) {
+  return decode(flags, u, p, n, error, nullptr);
+}
+
+std::vector<Frame> UserStacks::sample_frames(uint16_t flags, const stp_ustack& u,
+                                             const unsigned char* p, size_t n) {
+  std::vector<Frame> out;
+  std::string error;
+  decode(flags, u, p, n, error, &out);
+  return out;
+}
+
+std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsigned char* p,
+                               size_t n, std::string& error, std::vector<Frame>* frames_out) {
   // A token names content (pid + addresses), so equal stacks make equal strings; it is
   // re-resolved on every record because the same address can mean another file later (a
   // mapping replaced in between), and a string printed right after its event must say what was
@@ -185,13 +204,13 @@ std::string UserStacks::record(uint16_t flags, const stp_ustack& u, const unsign
     case STP_USTACK_PCS: {
       ++stacks;
       ++stops[u.stop & STP_STOP_MASK];
-      std::vector<Frame> frames;
+      std::vector<Pc> pcs;
       for (size_t i = 0; i < u.nr && (i + 1) * 8 <= n; ++i) {
         uint64_t pc;
         std::memcpy(&pc, p + i * 8, 8);
-        frames.push_back({pc, i >= u.exact});
+        pcs.push_back({pc, i >= u.exact});
       }
-      text = format_frames((int)u.pid, u.time_ns, frames, flags);
+      walk((int)u.pid, u.time_ns, pcs, flags, frames_out, frames_out ? nullptr : &text);
       break;
     }
     case STP_USTACK_HEXSTR: {
@@ -201,9 +220,9 @@ std::string UserStacks::record(uint16_t flags, const stp_ustack& u, const unsign
         std::memcpy(&len, p, 4);
         s.assign(reinterpret_cast<const char*>(p) + 4, std::min<size_t>(len, n - 4));
       }
-      std::vector<Frame> frames;
-      for (uint64_t pc : parse_hex_list(s)) frames.push_back({pc, false});
-      text = format_frames((int)u.pid, u.time_ns, frames, flags);
+      std::vector<Pc> pcs;
+      for (uint64_t pc : parse_hex_list(s)) pcs.push_back({pc, false});
+      walk((int)u.pid, u.time_ns, pcs, flags, frames_out, frames_out ? nullptr : &text);
       break;
     }
     case STP_USTACK_ID: {
@@ -222,23 +241,24 @@ std::string UserStacks::record(uint16_t flags, const stp_ustack& u, const unsign
         text = "<no user backtrace at " + pp + ">\n";
         break;
       }
-      std::vector<Frame> frames;
-      for (size_t i = 0; i < st->pcs.size(); ++i) frames.push_back({st->pcs[i], i >= st->h.exact});
-      text = format_frames((int)st->h.pid, st->h.time_ns, frames, flags);
+      std::vector<Pc> pcs;
+      for (size_t i = 0; i < st->pcs.size(); ++i) pcs.push_back({st->pcs[i], i >= st->h.exact});
+      walk((int)st->h.pid, st->h.time_ns, pcs, flags, frames_out, frames_out ? nullptr : &text);
       break;
     }
     case STP_USTACK_SYM: {
       if (n < 8) break;
       uint64_t addr;
       std::memcpy(&addr, p, 8);
-      Resolved r = resolve((int)u.pid, addr, u.time_ns, false);
-      text = format_one(r, addr, flags, false);
-      if ((flags & _STP_SYM_MODULE) && !r.have_module) error = "module cannot be found";
+      Frame r = resolve((int)u.pid, addr, u.time_ns, false);
+      text = format_one(r, flags);
+      if ((flags & _STP_SYM_MODULE) && r.module.empty()) error = "module cannot be found";
       break;
     }
     default:
       break;
   }
+  if (frames_out) return "";  // a profile sample: the frames are the output
   if (!u.token) return text;
   tokens_[u.token] = text;
   return "";

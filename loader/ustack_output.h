@@ -2,7 +2,9 @@
 // and symbol texts (STAP-FORMATS §4), resolved against the mappings the VMA tracker saw at the
 // event's time, so stacks of processes that have exited since still symbolize.
 //
-// print_* records are formatted at once, in stream order. Records with a token define what a
+// A record's pcs are resolved into Frames (stack_frame.h); the text is made from those, and a
+// profile takes the Frames themselves (frames()). print_* records are formatted at once, in
+// stream order. Records with a token define what a
 // deferred token ("\x1eU<16 hex>\x1f") in a script string stands for; expand() replaces the
 // tokens when the string is printed.
 #pragma once
@@ -12,6 +14,8 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "loader/stack_frame.h"
 
 struct stp_ustack;
 
@@ -42,6 +46,10 @@ class UserStacks {
   // `error` is set to a runtime error message (umodname of an unknown address).
   std::string record(uint16_t flags, const stp_ustack& u, const unsigned char* payload, size_t n,
                      std::string& error);
+  // The same record's frames, resolved and cut as record() prints them (a profile sample's
+  // print_ubacktrace()); none for a context without a user stack, a token or a symbol record.
+  std::vector<Frame> sample_frames(uint16_t flags, const stp_ustack& u, const unsigned char* payload,
+                            size_t n);
   // Replaces every token in `s` (strings without '\x1e' come back unchanged).
   std::string expand(const std::string& s) const;
   static bool has_token(const char* s, size_t n);
@@ -52,28 +60,26 @@ class UserStacks {
   uint64_t cut_frames = 0;  // inexact frames outside any executable mapping: not printed
 
  private:
-  struct Frame {
+  struct Pc {
     uint64_t pc;
     bool inexact;
   };
-  // One address: fills symbol/module texts. `caller` frames look up pc-1 (a return address may
-  // sit just past the end of a call at a function's end).
-  struct Resolved {
-    bool have_module = false, have_symbol = false;
-    bool in_text = false;  // inside an executable mapping (file-backed or not)
-    std::string module;  // full path, or "[vdso]"
-    std::string symbol;
-    uint64_t offset = 0, size = 0;          // symbol offset/size
-    uint64_t mod_offset = 0, mod_size = 0;  // within the module's mappings
-    std::string src;                        // "FILE:LINE" when asked and known
-  };
-  Resolved resolve(int pid, uint64_t pc, uint64_t t_ns, bool caller, bool want_line = false);
+  // One address. `caller` frames look up pc-1 (a return address may sit just past the end of a
+  // call at a function's end). `in_text`: inside an executable mapping (file-backed or not).
+  Frame resolve(int pid, uint64_t pc, uint64_t t_ns, bool caller, bool want_line = false,
+                bool* in_text = nullptr);
   int pick_pid(int pid, uint64_t pc, uint64_t t_ns);
-  std::string format_frames(int pid, uint64_t t_ns, const std::vector<Frame>& frames, int flags);
-  std::string format_one(const Resolved& r, uint64_t pc, int flags, bool inexact);
+  // Resolves `pcs` into `frames` and/or their `text` (either may be null); an inexact frame
+  // outside code ends the stack.
+  void walk(int pid, uint64_t t_ns, const std::vector<Pc>& pcs, int flags,
+            std::vector<Frame>* frames, std::string* text);
+  // Both outputs of record(): the text, or (frames non-null) the frames instead.
+  std::string decode(uint16_t flags, const stp_ustack& u, const unsigned char* p, size_t n,
+                     std::string& error, std::vector<Frame>* frames);
+  static std::string format_one(const Frame& f, int flags);
 
-  // Formatted frames by (mapping, pc, caller, flags, inexact): profiles repeat the same call
-  // sites; the mapping (its serial: never reused, unlike the address of a freed one) changes
+  // Resolved and formatted frames by (mapping, pc, caller, flags, inexact): profiles repeat the
+  // same call sites; the mapping (its serial: never reused, unlike the address of a freed one) changes
   // when an address is remapped, so a hit is still right.
   struct FrameKey {
     uint64_t mapping;
@@ -87,9 +93,13 @@ class UserStacks {
     }
   };
   // Bounds the cache (a busy system's short processes each bring new addresses): cleared when
-  // it reaches this many entries (~150 bytes each).
+  // it reaches this many entries (~300 bytes each).
   static constexpr size_t kFrameCacheMax = 65536;
-  std::unordered_map<FrameKey, std::string, FrameKeyHash> frame_cache_;
+  struct Cached {
+    Frame frame;
+    std::string text;
+  };
+  std::unordered_map<FrameKey, Cached, FrameKeyHash> frame_cache_;
   uint64_t drained_at_ns_ = 0;  // events before this time: their mappings are all known
 
   vma::Tracker& tracker_;

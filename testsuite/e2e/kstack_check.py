@@ -25,12 +25,13 @@ here on its own: no code is shared with ukstap's kallsyms table.
 Prints what is wrong on stderr and exits 1; silent on success.
 """
 import bisect
+import os
 import re
 import sys
 
-FRAME = re.compile(r"^ 0x([0-9a-f]+) : (\S+)\+0x([0-9a-f]+)/0x([0-9a-f]+) \[([^]]+)\]$")
-BARE = re.compile(r"^ 0x([0-9a-f]+)$")
-KERNEL_MIN = 0xFFFF800000000000
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree (bench/ is distributed whole)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "lib"))
+from stap_stack import KERNEL_MIN, parse_frame  # noqa: E402
 
 
 def kallsyms():
@@ -51,15 +52,13 @@ def kallsyms():
 
 def check_frame(line, syms, order, errors):
     """The frame's name, or None when the line is no kernel frame."""
-    m = FRAME.match(line)
-    if not m:
-        b = BARE.match(line)
-        if b and int(b.group(1), 16) >= KERNEL_MIN:
-            errors.append("kernel frame without a symbol: %r" % line)
+    f = parse_frame(line)
+    if not f or f.addr < KERNEL_MIN:
         return None
-    addr, name, off, size, mod = int(m.group(1), 16), m.group(2), int(m.group(3), 16), int(m.group(4), 16), m.group(5)
-    if addr < KERNEL_MIN:
+    if not f.name or f.offset is None:
+        errors.append("kernel frame without a symbol: %r" % line)
         return None
+    addr, name, off, size, mod = f.addr, f.name, f.offset, f.size, f.module
     start = addr - off
     if start not in syms or name not in syms[start][0]:
         errors.append("%r: no symbol %s at 0x%x in /proc/kallsyms" % (line, name, start))
@@ -117,7 +116,8 @@ def profile(out):
             if not lines or lines[0] != "<no kernel backtrace at timer.profile>":
                 errors.append("user-mode sample without the no-kernel line: %s" % lines[:2])
                 continue
-            if len(lines) < 2 or not FRAME.match(lines[1]) or int(FRAME.match(lines[1]).group(1), 16) >= KERNEL_MIN:
+            f = parse_frame(lines[1]) if len(lines) >= 2 else None
+            if not f or not f.name or f.inexact or f.addr >= KERNEL_MIN:
                 errors.append("user-mode sample without user frames: %s" % lines[:3])
             continue
         n_kernel += 1
@@ -129,7 +129,7 @@ def profile(out):
                 break
             kn.append(name)
             i += 1
-        user = [FRAME.match(l).group(2) for l in lines[i:] if FRAME.match(l)]
+        user = [f.name for f in map(parse_frame, lines[i:]) if f and f.name and not f.inexact]
         if not kn:
             errors.append("kernel-mode sample without kernel frames: %s" % lines[:2])
             continue

@@ -2,9 +2,8 @@
 """Checks ukstap's user backtraces against truth from outside ukstap (run_ustack.sh).
 
 Truth: the traced program's own libunwind backtrace ("truth:" lines) and /proc/self/maps lines
-("map:"), readelf's symbol tables and program headers. A frame line is STAP-FORMATS §4:
-  " 0xADDR : SYM+0xOFF/0xSIZE [MODULE]", " 0xADDR [MODULE+0xOFF/0xSIZE]" or " 0xADDR",
-  each maybe followed by " (inexact)".
+("map:"), readelf's symbol tables and program headers, objdump's disassembly. Frame lines
+(STAP-FORMATS §4) are read by bench/lib/stap_stack.py.
 
 usage: ustack_check.py chain UKSTAP_OUT PROG_OUT BINARY FIRST_FUNC OUTER_FUNC
          (BINARY is the file of the program's "map:" line; frames 0 and up to OUTER_FUNC's caller)
@@ -17,28 +16,28 @@ usage: ustack_check.py chain UKSTAP_OUT PROG_OUT BINARY FIRST_FUNC OUTER_FUNC
                                                symbol+offset agrees with readelf's table)
 Prints one line per problem; exit status 0 when there is none.
 """
+import os
 import re
 import subprocess
 import sys
 
-FRAME = re.compile(r"^ 0x([0-9a-f]+)(?: : (\S+)\+0x([0-9a-f]+)/0x([0-9a-f]+) \[(.+?)\]"
-                   r"| \[(.+?)\+0x([0-9a-f]+)/0x([0-9a-f]+)\])?( \(inexact\))?$")
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree (bench/ is distributed whole)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "lib"))
+from stap_stack import follows_call, parse_frame  # noqa: E402
 
 
 def stacks(text):
     """Stacks in ukstap's output: runs of frame lines (any other line separates them)."""
     out, cur = [], []
     for line in text.splitlines():
-        m = FRAME.match(line)
-        if not m:
+        f = parse_frame(line)
+        if not f:
             if cur:
                 out.append(cur)
             cur = []
             continue
-        cur.append({"pc": int(m.group(1), 16), "name": m.group(2),
-                    "off": int(m.group(3), 16) if m.group(3) else None,
-                    "size": int(m.group(4), 16) if m.group(4) else None,
-                    "module": m.group(5) or m.group(6), "inexact": bool(m.group(9))})
+        cur.append({"pc": f.addr, "name": f.name, "off": f.offset, "size": f.size,
+                    "module": f.module, "inexact": f.inexact})
     if cur:
         out.append(cur)
     return out
@@ -179,27 +178,6 @@ def check_exact(ukstap_out, prog_out):
     return problems
 
 
-_callsites = {}
-
-
-def return_sites(path):
-    """File vaddrs right after a call instruction (objdump -d): where a return address can point."""
-    if path in _callsites:
-        return _callsites[path]
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", path], capture_output=True,
-                         text=True).stdout
-    sites, after_call = set(), False
-    for line in out.splitlines():
-        m = re.match(r"^\s*([0-9a-f]+):\s+(\S+)", line)
-        if not m:
-            continue
-        if after_call:
-            sites.add(int(m.group(1), 16))
-        after_call = m.group(2).startswith("call")
-    _callsites[path] = sites
-    return sites
-
-
 def check_callsites(ukstap_out, min_checked):
     """Every return-address frame (index >= 1, not after a signal frame) whose file vaddr can be
     computed (sub_<vaddr> names, or a symbol readelf knows) follows a call instruction."""
@@ -219,7 +197,7 @@ def check_callsites(ukstap_out, min_checked):
                 if not starts:
                     continue
             checked += 1
-            if not any(s + f["off"] in return_sites(f["module"]) for s in starts):
+            if not any(follows_call(f["module"], s + f["off"]) for s in starts):
                 bad.append("0x%x %s+0x%x [%s]" % (f["pc"], f["name"], f["off"], f["module"]))
     if checked < int(min_checked):
         problems.append("only %d frames could be checked" % checked)
@@ -232,19 +210,18 @@ def check_fileline(ukstap_out, binary):
     """' at FILE:LINE' of the frames in BINARY = what binutils' addr2line says for the same
     address (pc-1 for return addresses)."""
     problems, checked = [], 0
-    line_re = re.compile(r"^ 0x([0-9a-f]+) : (\S+)\+0x([0-9a-f]+)/0x[0-9a-f]+ at (\S+):(\d+) \[(.+?)\]")
     for i, line in enumerate(open(ukstap_out).read().splitlines()):
-        m = line_re.match(line)
-        if not m or m.group(6) != binary:
+        f = parse_frame(line)
+        if not f or not f.src or not f.name or f.module != binary:
             continue
-        starts = [a for (a, n) in symbols(binary) if n == m.group(2)]
+        starts = [a for (a, n) in symbols(binary) if n == f.name]
         if not starts:
             continue
-        vaddr = starts[0] + int(m.group(3), 16) - (1 if i > 0 else 0)
+        vaddr = starts[0] + f.offset - (1 if i > 0 else 0)
         out = subprocess.run(["addr2line", "-e", binary, hex(vaddr)], capture_output=True,
                              text=True).stdout.strip().split(" ")[0]
         want = out.rsplit("/", 1)[-1]
-        got = "%s:%s" % (m.group(4).rsplit("/", 1)[-1], m.group(5))
+        got = f.src.rsplit("/", 1)[-1]
         checked += 1
         if got != want:
             problems.append("frame %d: ukstap %s, addr2line %s" % (i, got, want))

@@ -1,5 +1,5 @@
-// driver/profile_mode: --profile's options, its script, and the parsing of the script's output
-// (the backtrace lines of STAP-FORMATS.md §4, written out here by hand).
+// driver/profile_mode: --profile's options and its script; the profile writers (loader/profile.h).
+// The samples' way from the records to the writers: test_profile_samples.cpp.
 #include <catch2/catch.hpp>
 #include <sstream>
 #include <string>
@@ -88,44 +88,6 @@ TEST_CASE("--profile script: target filter or everything but ukstap", "[profile_
   CHECK(profile_mode::script(all).find("pid() != stp_pid()") != std::string::npos);
 }
 
-TEST_CASE("--profile output parsing: every backtrace line form", "[profile_mode]") {
-  const std::string text =
-      "@@ukstap-sample 123 124 sort worker\n"
-      " 0xffffffff81a0c2f4 : do_syscall_64+0x34/0x80 [kernel]\n"
-      " 0xffffffffc0123456 : xfs_file_read_iter+0x10/0x100 [xfs]\n"
-      " 0x7f0c1a2b3c43 : __getdents64+0x13/0x90 [/usr/lib/x86_64-linux-gnu/libc.so.6]\n"
-      " 0x55d0c0de1234 [/usr/bin/sort+0x1234/0x9000]\n"
-      " 0x7f0000001000 : sub_1000+0x0/0x20 [/tmp/jit.so] (inexact)\n"
-      " 0x7f0000002000\n"
-      "@@ukstap-sample 7 7 idle\n"
-      "<no user backtrace at perf.sw.cpu_clock.hz(99)>\n"
-      "some other line\n";
-  auto samples = profile_mode::parse_samples(text);
-  REQUIRE(samples.size() == 2);
-  const auto& a = samples[0];
-  CHECK(a.pid == 123);
-  CHECK(a.tid == 124);
-  CHECK(a.comm == "sort worker");
-  REQUIRE(a.frames.size() == 6);
-  CHECK(a.frames[0].addr == 0xffffffff81a0c2f4ull);
-  CHECK(a.frames[0].name == "do_syscall_64");
-  CHECK(a.frames[0].module == "kernel");
-  CHECK(a.frames[0].kernel);
-  CHECK(a.frames[1].module == "xfs");
-  CHECK(a.frames[2].name == "__getdents64");
-  CHECK(a.frames[2].module == "/usr/lib/x86_64-linux-gnu/libc.so.6");
-  CHECK_FALSE(a.frames[2].kernel);
-  CHECK(a.frames[3].name.empty());
-  CHECK(a.frames[3].module == "/usr/bin/sort");
-  CHECK(a.frames[3].addr == 0x55d0c0de1234ull);
-  CHECK(a.frames[4].inexact);
-  CHECK(a.frames[4].name == "sub_1000");
-  CHECK(a.frames[5].name.empty());
-  CHECK(a.frames[5].module.empty());
-  CHECK(samples[1].frames.empty());
-  CHECK(samples[1].comm == "idle");
-}
-
 #include "loader/profile.h"
 
 TEST_CASE("profile writers: empty profile, odd names, kernel frames", "[profile_mode]") {
@@ -143,10 +105,17 @@ TEST_CASE("profile writers: empty profile, odd names, kernel frames", "[profile_
   profile::Profile p;
   profile::Sample s;
   s.comm = "my prog";
-  s.frames = {{0xffffffff81000000ull, "do_syscall_64", "kernel", true, false},
-              {0x401000, "operator<<(std::ostream&, T)", "/bin/x", false, false},
-              {0x402000, "", "/usr/lib/libfoo.so", false, false},
-              {0x403000, "", "", false, false}};
+  auto frame = [](uint64_t addr, const char* name, const char* module, bool kernel) {
+    profile::Frame f;
+    f.addr = addr;
+    f.name = name;
+    f.module = module;
+    f.kernel = kernel;
+    return f;
+  };
+  s.frames = {frame(0xffffffff81000000ull, "do_syscall_64", "kernel", true),
+              frame(0x401000, "operator<<(std::ostream&, T)", "/bin/x", false),
+              frame(0x402000, "", "/usr/lib/libfoo.so", false), frame(0x403000, "", "", false)};
   s.count = 3;
   p.samples = {s, s};
   // Root first, ';' and ' ' replaced in names, "_[k]" on kernel frames, equal stacks summed.

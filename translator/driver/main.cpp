@@ -2,7 +2,6 @@
 // (driver/passes.h), stopping after -p N. Exit status follows SystemTap: 0 on success,
 // 1 for bad options, a failed pass or a -l/-L without a match.
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,8 +12,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <fstream>
-#include <iterator>
 #include <iostream>
 #include <new>
 #include <string>
@@ -23,6 +20,7 @@
 #include "driver/options.h"
 #include "driver/passes.h"
 #include "loader/passes.h"
+#include "loader/profile_run.h"
 #include "driver/privilege.h"
 #include "driver/profile_mode.h"
 #include "driver/session.h"
@@ -201,20 +199,11 @@ int run(int argc, char** argv) {
     default: break;
   }
 
-  // --profile: the driver writes the script and keeps its output for itself (profile_mode.h).
-  std::string profile_dest, profile_tmp, profile_format;
+  // --profile: the driver writes the script; pass 5 collects its samples (profile_mode.h).
+  std::string profile_dest, profile_format;
   if (s.opts.profile_hz > 0) {
     profile_dest = s.opts.output_file;
-    profile_format = profile_mode::format_for(s.opts);  // before -o becomes the samples file
-    // A memfd, not a /tmp file: nothing is left behind however ukstap ends (kill -9 included).
-    // Pass 5 writes it and this reads it back by the name /proc/self/fd/N.
-    int fd = ::memfd_create("ukstap-profile", MFD_CLOEXEC);
-    if (fd < 0) {
-      std::cerr << "ukstap: cannot create a temporary file for the samples: " << std::strerror(errno) << "\n";
-      return 1;
-    }
-    profile_tmp = "/proc/self/fd/" + std::to_string(fd);  // open until exit
-    s.opts.output_file = profile_tmp;
+    profile_format = profile_mode::format_for(s.opts);
     s.opts.script_text = profile_mode::script(s.opts);
     s.opts.have_script_text = true;
   }
@@ -253,32 +242,13 @@ int run(int argc, char** argv) {
   }
 
   // Pass 5 prints its own diagnostics (ERROR/WARNING lines, "Pass 5: run failed.").
-  bool tty = ::isatty(STDERR_FILENO);
-  if (!profile_tmp.empty() && tty)
-    std::cerr << "ukstap: sampling at " << s.opts.profile_hz << " Hz "
-              << (!s.opts.target_cmd.empty() ? "until the command exits"
-                  : s.opts.timeout_s > 0   ? "for " + std::to_string(s.opts.timeout_s) + " s"
-                                           : "until ^C")
-              << "...\n";
-  auto t0 = std::chrono::steady_clock::now();
+  if (s.opts.profile_hz > 0) {
+    int rc = loader::run_profile(s, profile_format, profile_dest);
+    return rc != 0 ? rc : flush_stdout(0);
+  }
   int rc = pass5_run(s);
   std::cout.flush();
-  if (profile_tmp.empty() || rc != 0) return rc;
-
-  std::ifstream in(profile_tmp, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto samples = profile_mode::parse_samples(text);
-  const std::string& format = profile_format;
-  if (tty)
-    std::cerr << "ukstap: writing " << samples.size() << " samples as " << format
-              << (profile_dest.empty() || profile_dest == "-" ? "" : " to " + profile_dest) << "\n";
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::string why;
-  if (!profile_mode::write_profile(samples, s.opts, format, profile_dest, secs, why)) {
-    std::cerr << "ukstap: " << why << "\n";
-    return 1;
-  }
-  return flush_stdout(0);
+  return rc;
 }
 
 }  // namespace

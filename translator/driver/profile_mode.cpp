@@ -1,15 +1,11 @@
-// `ukstap --profile`: the sampling script and the parsing of its output (profile_mode.h).
+// `ukstap --profile`: the sampling script and the output format (profile_mode.h).
 #include "driver/profile_mode.h"
 
-#include <cstdlib>
-#include <regex>
 #include <sstream>
 
 namespace ukstap::profile_mode {
 
 namespace {
-
-constexpr char kSampleTag[] = "@@ukstap-sample ";
 
 // Live processes and threads of a -c/-x target's family the sampler can follow at once.
 constexpr int kMaxFamily = 65536;
@@ -17,9 +13,6 @@ constexpr int kMaxFamily = 65536;
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
-
-// x86_64: kernel addresses are in the upper half.
-bool kernel_address(uint64_t a) { return a >= 0xffff800000000000ull; }
 
 }  // namespace
 
@@ -52,51 +45,6 @@ std::string script(const Options& opts) {
     << "  }\n"
     << "}\n";
   return s.str();
-}
-
-std::vector<RawSample> parse_samples(const std::string& text) {
-  // The frame forms of STAP-FORMATS.md §4:
-  //   " 0xADDR : NAME+0xOFF/0xSIZE [MODULE]"  (optionally " (inexact)")
-  //   " 0xADDR [MODULE+0xOFF/0xSIZE]"         (no symbol)
-  //   " 0xADDR"                               (nothing known)
-  static const std::regex with_sym(R"(^ 0x([0-9a-f]+) : (\S+?)(?:\+0x[0-9a-f]+(?:/0x[0-9a-f]+)?)? \[([^\]]*)\]( \(inexact\))?$)");
-  static const std::regex with_mod(R"(^ 0x([0-9a-f]+) \[([^\]+]*)(?:\+0x[0-9a-f]+(?:/0x[0-9a-f]+)?)?\]( \(inexact\))?$)");
-  static const std::regex bare(R"(^ 0x([0-9a-f]+)( \(inexact\))?$)");
-  std::vector<RawSample> out;
-  std::istringstream in(text);
-  std::string line;
-  RawSample* cur = nullptr;
-  std::smatch m;
-  while (std::getline(in, line)) {
-    if (line.compare(0, sizeof kSampleTag - 1, kSampleTag) == 0) {
-      out.emplace_back();
-      cur = &out.back();
-      std::istringstream h(line.substr(sizeof kSampleTag - 1));
-      h >> cur->pid >> cur->tid;
-      std::getline(h >> std::ws, cur->comm);
-      continue;
-    }
-    if (!cur) continue;
-    RawFrame f;
-    if (std::regex_match(line, m, with_sym)) {
-      f.addr = std::strtoull(m[1].str().c_str(), nullptr, 16);
-      f.name = m[2].str();
-      f.module = m[3].str();
-      f.inexact = m[4].matched;
-    } else if (std::regex_match(line, m, with_mod)) {
-      f.addr = std::strtoull(m[1].str().c_str(), nullptr, 16);
-      f.module = m[2].str();
-      f.inexact = m[3].matched;
-    } else if (std::regex_match(line, m, bare)) {
-      f.addr = std::strtoull(m[1].str().c_str(), nullptr, 16);
-      f.inexact = m[2].matched;
-    } else {
-      continue;  // "<no user backtrace at ...>" and the like: no frame
-    }
-    f.kernel = kernel_address(f.addr);
-    cur->frames.push_back(std::move(f));
-  }
-  return out;
 }
 
 std::string format_for(const Options& opts) {
