@@ -26,11 +26,12 @@ int bracket_depth(const std::string& c) {
 
 // A syscalls:sys_* probe whose number and record layout the dispatcher knows (tracepoint_family).
 bool dispatchable(const DerivedProbe& p) {
-  return p.family == "tracepoint" && p.params.count("syscall_nr");
+  auto* tp = p.family.get<probes::TracepointPoint>();
+  return tp && tp->syscall_nr >= 0;
 }
 bool is_sys_exit(const DerivedProbe& p) {
-  auto ev = p.params.find("event");
-  return ev != p.params.end() && ev->second.rfind("sys_exit", 0) == 0;
+  auto* tp = p.family.get<probes::TracepointPoint>();
+  return tp && tp->is_sys_exit();
 }
 // Around a dispatched probe and its foreach callbacks, the tracepoint field readers read the
 // record rebuilt from the registers (runtime/bpf/stp_bpf_probes.h).
@@ -171,7 +172,7 @@ std::string Emitter::var_access(const ast::Vardecl* v) const {
 class BodyEmitter : public ast::Visitor {
  public:
   BodyEmitter(Emitter& em, Emitter::Frame& frame, std::ostringstream& out, DerivedProbe* probe,
-              ast::Function* fn, const probes::TraceEvent* tp)
+              ast::Function* fn, const probes::TracepointPoint* tp)
       : em_(em), frame_(frame), out_(&out), probe_(probe), fn_(fn), tp_(tp) {}
 
   std::string err_label = "out";
@@ -481,7 +482,7 @@ class BodyEmitter : public ast::Visitor {
 
   void visit(ast::TargetSymbol& e) override {
     if (!e.components.empty()) unsupported("target variable member access", e.tok);
-    if (probe_ && probe_->family == "uprobe") {
+    if (probe_ && probe_->family.is(probes::ProbeKind::Uprobe)) {
       if (e.name == "$return") {
         std::string type;
         for (auto& [n, t] : probe_->target_vars)
@@ -558,12 +559,11 @@ class BodyEmitter : public ast::Visitor {
   // A function parameter at a uprobe on the function's entry: the n-th integer argument
   // register of the ABI (x86-64 SysV: rdi rsi rdx rcx r8 r9), cast to its declared C type.
   std::string uprobe_param(ast::TargetSymbol& e) {
-    bool is_return = probe_->params.count("return") && probe_->params.at("return") == "1";
-    for (int k = 1; k <= 6; ++k) {
-      auto it = probe_->params.find("param" + std::to_string(k));
-      if (it == probe_->params.end()) break;
-      std::string name = it->second.substr(0, it->second.find(':'));
-      std::string type = it->second.substr(it->second.find(':') + 1);
+    const auto& up = *probe_->family.get<probes::UprobePoint>();
+    bool is_return = up.is_return;
+    for (int k = 1; k <= 6 && k <= static_cast<int>(up.params.size()); ++k) {
+      const std::string& name = up.params[k - 1].name;
+      const std::string& type = up.params[k - 1].type;
       if (name != e.name) continue;
       if (is_return) unsupported("a parameter in a .return probe (use @entry later)", e.tok);
       if (!type.empty() && type.back() == '*') return "((int64_t)STP_UARG(c, " + std::to_string(k) + "))";
@@ -1092,7 +1092,7 @@ class BodyEmitter : public ast::Visitor {
   std::vector<std::string> exit_text_;
   DerivedProbe* probe_;
   ast::Function* fn_;
-  const probes::TraceEvent* tp_;
+  const probes::TracepointPoint* tp_;
   std::string value_;
   int try_counter_ = 0;
   int loop_counter_ = 0;
@@ -1253,35 +1253,36 @@ bool Emitter::dispatched(const DerivedProbe& p) const { return dispatch_syscalls
 std::string Emitter::probe_macro(const DerivedProbe& p, int id, bool& native) {
   std::string ids = std::to_string(id);
   native = false;
-  const std::string& fam = p.family;
-  auto param = [&](const char* k) {
-    auto it = p.params.find(k);
-    return it == p.params.end() ? std::string() : it->second;
-  };
-  if (fam == "begin" || fam == "end" || fam == "error") {
-    native = true;
-    return "STP_PROBE_NATIVE(" + ids + ")";
+  native = p.family.native();
+  if (native) return "STP_PROBE_NATIVE(" + ids + ")";
+  using probes::ProbeKind;
+  switch (p.family.kind()) {
+    case ProbeKind::Timer:  // timer.profile (the interval timers are native)
+    case ProbeKind::Perf:
+      return "STP_PROBE_PERF(" + ids + ")";
+    case ProbeKind::Tracepoint: {
+      if (dispatched(p))
+        return "STP_PROBE_SYSCALL(" + ids + ", " + (is_sys_exit(p) ? "1" : "0") + ")";
+      auto& tp = *p.family.get<probes::TracepointPoint>();
+      return "STP_PROBE_TRACEPOINT(" + ids + ", " + c_quote(tp.system) + ", " + c_quote(tp.event) +
+             ")";
+    }
+    case ProbeKind::Uprobe:
+      return (p.family.get<probes::UprobePoint>()->is_return ? "STP_PROBE_URETPROBE("
+                                                             : "STP_PROBE_UPROBE(") +
+             ids + ")";
+    case ProbeKind::Process: {
+      auto ev = p.family.get<probes::ProcessPoint>()->event;
+      std::string tp = ev == probes::ProcessPoint::Event::Begin         ? "sched_process_exec"
+                       : ev == probes::ProcessPoint::Event::ThreadBegin ? "sched_process_fork"
+                                                                        : "sched_process_exit";
+      return "STP_PROBE_RAW_TP(" + ids + ", " + c_quote(tp) + ")";
+    }
+    default:
+      break;
   }
-  if (fam == "timer") {
-    if (param("kind") == "profile") return "STP_PROBE_PERF(" + ids + ")";
-    native = true;
-    return "STP_PROBE_NATIVE(" + ids + ")";
-  }
-  if (dispatched(p)) return "STP_PROBE_SYSCALL(" + ids + ", " + (is_sys_exit(p) ? "1" : "0") + ")";
-  if (fam == "tracepoint")
-    return "STP_PROBE_TRACEPOINT(" + ids + ", " + c_quote(param("system")) + ", " +
-           c_quote(param("event")) + ")";
-  if (fam == "perf") return "STP_PROBE_PERF(" + ids + ")";
-  if (fam == "uprobe")
-    return (param("return") == "1" ? "STP_PROBE_URETPROBE(" : "STP_PROBE_UPROBE(") + ids + ")";
-  if (fam == "process") {
-    std::string ev = param("event");
-    std::string tp = ev == "begin"          ? "sched_process_exec"
-                     : ev == "thread.begin" ? "sched_process_fork"
-                                            : "sched_process_exit";
-    return "STP_PROBE_RAW_TP(" + ids + ", " + c_quote(tp) + ")";
-  }
-  throw TranslateError("probe family '" + fam + "' is not supported by the BPF backend yet",
+  throw TranslateError(std::string("probe family '") + p.family.name() +
+                           "' is not supported by the BPF backend yet",
                        p.point->tok);
 }
 
@@ -1298,7 +1299,6 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
   ProbeInfo info;
   info.id = id;
   info.family = p->family;
-  info.params = p->params;
   info.pp = p->point->str();
   info.pn = p->alias_name ? p->alias_name->str()
                           : (p->chain.empty() ? info.pp : p->chain.back()->str());
@@ -1307,14 +1307,12 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
   if (written && written->tok && written->tok->loc.file)
     info.location = written->tok->loc.file->name + ":" + std::to_string(written->tok->loc.line) +
                     ":" + std::to_string(written->tok->loc.column);
-  auto pr = p->params.find("priority");
-  if (pr != p->params.end()) info.priority = std::stoll(pr->second);
+  if (auto* b = p->family.get<probes::BeginPoint>()) info.priority = b->priority;
+  if (auto* e = p->family.get<probes::EndPoint>()) info.priority = e->priority;
+  if (auto* e = p->family.get<probes::ErrorPoint>()) info.priority = e->priority;
 
-  const probes::TraceEvent* tp = nullptr;
-  if (p->family == "tracepoint") {
-    auto& cache = probes::session_cache(s_);
-    if (cache.tracefs) tp = cache.tracefs->event(p->params["system"], p->params["event"]);
-  }
+  // The tracepoint's record layout, as resolution read it from the format file.
+  const probes::TracepointPoint* tp = p->family.get<probes::TracepointPoint>();
   std::ostringstream body;
   std::string macro = probe_macro(*p, id, info.native);
   // A syscall probe behind the dispatcher: its slot among the probes of its syscall number,
@@ -1322,8 +1320,8 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
   bool via_dispatcher = dispatched(*p);
   bool sys_exit = via_dispatcher && is_sys_exit(*p);
   if (via_dispatcher) {
-    int slot = syscall_slots_[{sys_exit, std::stoi(p->params["syscall_nr"])}]++;
-    info.params["syscall_slot"] = std::to_string(slot);
+    int slot = syscall_slots_[{sys_exit, tp->syscall_nr}]++;
+    info.syscall_slot = slot;
     syscall_max_slots_[sys_exit] = std::max(syscall_max_slots_[sys_exit], slot + 1);
   }
   body << (info.native ? "#ifdef __UKSTAP_NATIVE__\n" : "#ifdef __UKSTAP_BPF__\n");
@@ -1431,7 +1429,7 @@ int Emitter::run() {
           for (auto* g : calls[f]) reach(g, set);
         };
     for (auto* p : s_.probes) {
-      if (p->family == "never") continue;
+      if (p->family.is(probes::ProbeKind::Never)) continue;
       bool native = false;
       try {
         probe_macro(*p, 0, native);
@@ -1463,7 +1461,7 @@ int Emitter::run() {
     dispatch_syscalls_ = mode.empty() ? nsys >= 2 : mode != "0";
     int id = 0;
     for (auto* p : s_.probes) {
-      if (p->family == "never") continue;
+      if (p->family.is(probes::ProbeKind::Never)) continue;
       try {
         emit_probe(p, id++);
       } catch (const SemanticError& e) {

@@ -1,0 +1,60 @@
+// The kind table (probe_kind.h) and FamilyPoint's questions that the table answers.
+#include "probes/probe_kind.h"
+
+#include <string>
+
+#include "probes/family_point.h"
+
+namespace ukstap::probes {
+
+namespace {
+
+// Indexed by ProbeKind: the static_assert below keeps the rows in the enum's order.
+constexpr ProbeKindInfo kKinds[] = {
+    {ProbeKind::Begin, "begin", Side::Native},
+    {ProbeKind::End, "end", Side::Native},
+    {ProbeKind::Error, "error", Side::Native},
+    {ProbeKind::Never, "never", Side::Kernel},  // never emitted: the side does not matter
+    {ProbeKind::Timer, "timer", Side::PerPoint},
+    {ProbeKind::Tracepoint, "tracepoint", Side::Kernel},
+    {ProbeKind::Process, "process", Side::Kernel},
+    {ProbeKind::Uprobe, "uprobe", Side::Kernel},
+    {ProbeKind::Perf, "perf", Side::Kernel},
+};
+static_assert(std::size(kKinds) == kProbeKindCount);
+
+constexpr bool rows_in_order() {
+  for (size_t i = 0; i < std::size(kKinds); ++i)
+    if (static_cast<size_t>(kKinds[i].kind) != i) return false;
+  return true;
+}
+static_assert(rows_in_order(), "kKinds must list the kinds in ProbeKind's order");
+
+const std::string kNoString;
+
+}  // namespace
+
+const ProbeKindInfo& kind_info(ProbeKind k) { return kKinds[static_cast<size_t>(k)]; }
+
+bool FamilyPoint::native() const {
+  switch (kind_info(kind()).side) {
+    case Side::Native: return true;
+    case Side::Kernel: return false;
+    case Side::PerPoint: break;
+  }
+  const TimerPoint* t = get<TimerPoint>();
+  return t && t->kind != TimerPoint::Kind::Profile;
+}
+
+const std::string& FamilyPoint::binary_path() const {
+  if (auto* p = get<ProcessPoint>()) return p->path;
+  if (auto* u = get<UprobePoint>()) return u->path;
+  return kNoString;
+}
+
+const std::string& FamilyPoint::function() const {
+  if (auto* u = get<UprobePoint>()) return u->symbol;
+  return kNoString;
+}
+
+}  // namespace ukstap::probes
