@@ -18,8 +18,11 @@
 #include <vector>
 
 #include "ast/ast.h"
+#include "codegen/module_info.h"
 #include "driver/diagnostics.h"
+#include "driver/passes.h"
 #include "driver/session.h"
+#include "parse/parser.h"
 #include "loader/attach.h"
 #include "probes/family_point.h"
 #include "probes/probe_kind.h"
@@ -86,6 +89,31 @@ std::string slurp(const std::string& path) {
 
 unsigned long long hex(const std::string& s) { return std::stoull(s, nullptr, 16); }
 
+// Passes 1-3 on `script` (no tapsets): the module pass 3 made, or null with the diagnostics.
+struct Translated {
+  std::ostringstream err;
+  Session s{err};
+  parse::MacroLibrary lib;
+  const codegen::ModuleInfo* module = nullptr;
+  explicit Translated(const std::string& script) {
+    s.opts.last_pass = 3;
+    s.user_file = parse::parse_file(s, s.add_source("<input>", script, false), lib);
+    REQUIRE(s.user_file != nullptr);
+    std::ostringstream sink;
+    print_pass1(s, sink);
+    INFO(err.str());
+    REQUIRE(pass2_elaborate(s) == 0);
+    print_pass2(s, sink);
+    REQUIRE(pass3_translate(s) == 0);
+    module = s.module.get();
+  }
+  const codegen::ProbeInfo& probe(size_t i) const {
+    REQUIRE(i < module->probes.size());
+    return module->probes[i];
+  }
+  bool has(const std::string& text) const { return module->source.find(text) != std::string::npos; }
+};
+
 }  // namespace
 
 TEST_CASE("probe kinds: one table row per kind, in order, with the side each runs on",
@@ -103,6 +131,8 @@ TEST_CASE("probe kinds: one table row per kind, in order, with the side each run
   CHECK(probes::FamilyPoint(probes::EndPoint{}).kind() == ProbeKind::End);
   CHECK(probes::FamilyPoint(probes::PerfPoint{}).kind() == ProbeKind::Perf);
   CHECK(probes::FamilyPoint(probes::UprobePoint{}).name() == std::string("uprobe"));
+  CHECK(probes::FamilyPoint(probes::EndPoint{-4}).priority() == -4);
+  CHECK(probes::FamilyPoint(probes::NeverPoint{}).priority() == 0);
   // Native: begin/end/error and the interval timers; timer.profile and the rest are BPF.
   CHECK(probes::FamilyPoint(probes::BeginPoint{}).native());
   CHECK(probes::FamilyPoint(probes::ErrorPoint{}).native());
@@ -336,4 +366,90 @@ TEST_CASE("attach table: kinds without a kernel program are refused", "[loader][
   errno = 0;
   CHECK_FALSE(loader::attach_probe(cx, p, nullptr));
   CHECK(errno == EINVAL);
+}
+
+// Pass 3 per kind: the program each probe gets (the runtime macro that gives it its section, so
+// the loader's attach for the kind finds it) and the typed fields ProbeInfo carries to pass 5.
+TEST_CASE("codegen per kind: runtime macro, side, typed fields to pass 5", "[codegen][kinds]") {
+  {
+    Translated t("global n probe begin(5) { n = 1 } probe end { n = 2 } probe error(-1) { n = 3 } "
+                 "probe never { n = 4 } probe timer.ms(100) { n++ } probe timer.profile { n++ } "
+                 "probe perf.sw.cpu_clock.sample(1000) { n++ }");
+    // never is type-checked, not emitted: six probes, and the end probe that displays the
+    // global n (never printed by the script) at exit.
+    REQUIRE(t.module->probes.size() == 7);
+    CHECK(t.probe(6).family.kind() == ProbeKind::End);
+    CHECK(t.probe(6).native);
+    CHECK(t.probe(0).family.kind() == ProbeKind::Begin);
+    CHECK(t.probe(0).native);
+    CHECK(t.probe(0).priority == 5);
+    CHECK(t.probe(2).priority == -1);
+    CHECK(t.has("STP_PROBE_NATIVE(0)"));
+    CHECK(t.has("STP_PROBE_NATIVE(1)"));
+    CHECK(t.has("STP_PROBE_NATIVE(2)"));
+    CHECK(t.probe(3).native);  // timer.ms: the loader's event loop
+    CHECK(t.has("STP_PROBE_NATIVE(3)"));
+    CHECK(t.probe(3).family.get<probes::TimerPoint>()->period_ns == 100000000);
+    CHECK_FALSE(t.probe(4).native);  // timer.profile: a CPU clock perf event
+    CHECK(t.has("STP_PROBE_PERF(4)"));
+    CHECK_FALSE(t.probe(5).native);
+    CHECK(t.has("STP_PROBE_PERF(5)"));
+    CHECK(t.probe(5).family.get<probes::PerfPoint>()->config == PERF_COUNT_SW_CPU_CLOCK);
+    CHECK(t.module->has_native_probes);
+    CHECK(t.module->has_kernel_probes);
+  }
+  if (geteuid() != 0) {
+    WARN("skipping the tracepoint half: tracefs needs root");
+    return;
+  }
+  std::string why, root = probes::find_tracefs(why);
+  REQUIRE(!root.empty());
+  {
+    // One syscall probe: its own tracepoint; two or more: the dispatcher, a slot each.
+    Translated one("global n probe kernel.trace(\"syscalls:sys_enter_read\") { n++ } "
+                   "probe kernel.trace(\"sched:sched_switch\") { n++ }");
+    CHECK(one.probe(0).syscall_slot == -1);
+    CHECK(one.has("STP_PROBE_TRACEPOINT(0, \"syscalls\", \"sys_enter_read\")"));
+    CHECK(one.has("STP_PROBE_TRACEPOINT(1, \"sched\", \"sched_switch\")"));
+    Translated two("global n probe kernel.trace(\"syscalls:sys_enter_read\") { n++ } "
+                   "probe kernel.trace(\"syscalls:sys_enter_read\") { n-- } "
+                   "probe kernel.trace(\"syscalls:sys_exit_read\") { n-- }");
+    CHECK(two.has("STP_PROBE_SYSCALL(0, 0)"));
+    CHECK(two.has("STP_PROBE_SYSCALL(1, 0)"));
+    CHECK(two.has("STP_PROBE_SYSCALL(2, 1)"));
+    CHECK(two.probe(0).syscall_slot == 0);
+    CHECK(two.probe(1).syscall_slot == 1);
+    CHECK(two.probe(2).syscall_slot == 0);  // sys_exit: slots of its own direction
+    CHECK(two.probe(2).family.get<probes::TracepointPoint>()->syscall_nr == SYS_read);
+  }
+  {
+    // process.*: BTF tracepoints the kernel has (tracefs lists them under events/sched/).
+    Translated t("global n probe process.begin { n++ } probe process.thread.begin { n++ } "
+                 "probe process.end { n++ }");
+    const char* names[] = {"sched_process_exec", "sched_process_fork", "sched_process_exit"};
+    for (int i = 0; i < 3; ++i) {
+      INFO(names[i]);
+      CHECK(t.has("STP_PROBE_RAW_TP(" + std::to_string(i) + ", \"" + names[i] + "\")"));
+      CHECK(access((root + "/events/sched/" + names[i]).c_str(), F_OK) == 0);
+    }
+  }
+}
+
+TEST_CASE("codegen per kind: uprobes", "[codegen][kinds][uprobe]") {
+  if (!ukstap::test::sh("gcc --version >/dev/null 2>&1")) {
+    WARN("skipping: no gcc");
+    return;
+  }
+  TempDir tmp("kinds");
+  std::string src = tmp.write("f.c", "int f(int a) { return a + 1; }\nint main(void) { return f(1); }\n");
+  std::string exe = tmp / "f";
+  REQUIRE(ukstap::test::sh("gcc -g -O0 -o '" + exe + "' '" + src + "'"));
+  Translated t("global n probe process(\"" + exe + "\").function(\"f\") { n = $a } "
+               "probe process(\"" + exe + "\").function(\"f\").return { n = $return }");
+  CHECK(t.has("STP_PROBE_UPROBE(0)"));
+  CHECK(t.has("STP_PROBE_URETPROBE(1)"));
+  CHECK(t.has("STP_UARG(c, 1)"));  // $a: the first argument register
+  CHECK(t.probe(0).family.binary_path() == exe);
+  CHECK(t.probe(0).family.function() == "f");
+  CHECK_FALSE(t.probe(0).native);
 }

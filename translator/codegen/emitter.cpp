@@ -7,8 +7,7 @@
 
 #include "parse/parser.h"
 #include "passes/elaborate_steps.h"
-#include "probes/cache.h"
-#include "probes/internal.h"
+#include "probes/family_point.h"
 
 namespace ukstap::codegen {
 
@@ -1307,9 +1306,7 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
   if (written && written->tok && written->tok->loc.file)
     info.location = written->tok->loc.file->name + ":" + std::to_string(written->tok->loc.line) +
                     ":" + std::to_string(written->tok->loc.column);
-  if (auto* b = p->family.get<probes::BeginPoint>()) info.priority = b->priority;
-  if (auto* e = p->family.get<probes::EndPoint>()) info.priority = e->priority;
-  if (auto* e = p->family.get<probes::ErrorPoint>()) info.priority = e->priority;
+  info.priority = p->family.priority();
 
   // The tracepoint's record layout, as resolution read it from the format file.
   const probes::TracepointPoint* tp = p->family.get<probes::TracepointPoint>();

@@ -127,6 +127,8 @@ class FamilyPoint {
   // Runs in user space (module.so) rather than as a BPF program: the kind table's side, and
   // for a timer its kind (interval timers are native, timer.profile is a kernel perf event).
   bool native() const;
+  // begin(N)/end(N)/error(N): N; 0 for the other families.
+  int64_t priority() const;
   // The ELF file a process/uprobe point is about (what the loader follows and builds unwind
   // tables for); "" for other families or when no path was given.
   const std::string& binary_path() const;

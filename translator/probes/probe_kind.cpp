@@ -1,9 +1,7 @@
-// The kind table (probe_kind.h) and FamilyPoint's questions that the table answers.
+// The kind table (probe_kind.h).
 #include "probes/probe_kind.h"
 
-#include <string>
-
-#include "probes/family_point.h"
+#include <iterator>
 
 namespace ukstap::probes {
 
@@ -30,31 +28,8 @@ constexpr bool rows_in_order() {
 }
 static_assert(rows_in_order(), "kKinds must list the kinds in ProbeKind's order");
 
-const std::string kNoString;
-
 }  // namespace
 
 const ProbeKindInfo& kind_info(ProbeKind k) { return kKinds[static_cast<size_t>(k)]; }
-
-bool FamilyPoint::native() const {
-  switch (kind_info(kind()).side) {
-    case Side::Native: return true;
-    case Side::Kernel: return false;
-    case Side::PerPoint: break;
-  }
-  const TimerPoint* t = get<TimerPoint>();
-  return t && t->kind != TimerPoint::Kind::Profile;
-}
-
-const std::string& FamilyPoint::binary_path() const {
-  if (auto* p = get<ProcessPoint>()) return p->path;
-  if (auto* u = get<UprobePoint>()) return u->path;
-  return kNoString;
-}
-
-const std::string& FamilyPoint::function() const {
-  if (auto* u = get<UprobePoint>()) return u->symbol;
-  return kNoString;
-}
 
 }  // namespace ukstap::probes
