@@ -179,8 +179,8 @@ const codegen::ProbeInfo* BpfModule::choose_programs(
       bpf_program__set_autoload(prog, false);
       continue;
     }
-    auto avail = it->second->params.find("available");
-    if (avail != it->second->params.end() && avail->second == "0") return it->second;
+    auto* perf = it->second->family.get<probes::PerfPoint>();
+    if (perf && !perf->unavailable_reason.empty()) return it->second;
   }
   return nullptr;
 }
@@ -202,8 +202,7 @@ void BpfModule::close() {
 }
 
 std::string probe_func(const codegen::ProbeInfo& p) {
-  auto it = p.params.find("symbol");
-  return it == p.params.end() ? "" : it->second;
+  return p.family.function();
 }
 
 }  // namespace ukstap::loader

@@ -69,7 +69,8 @@ class BpfModule {
   void write_probe_table(const std::vector<codegen::ProbeInfo>& probes, size_t maxstr);
   // Chooses the programs to load: the kernel probes of `by_id`, the syscall dispatchers, and
   // the runtime's stack helpers when `user_stacks`. Returns the first kernel probe that is
-  // marked unavailable (params "available" = "0"), else null.
+  // marked unavailable (a perf event this machine lacks: PerfPoint::unavailable_reason), else
+  // null.
   const codegen::ProbeInfo* choose_programs(const std::map<int, const codegen::ProbeInfo*>& by_id,
                                             bool user_stacks);
   // bpf_object__load; false with errno's value in `err` and libbpf's messages of the load in

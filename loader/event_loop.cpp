@@ -22,21 +22,17 @@ int64_t now_ns() {
 
 std::vector<NativeTimer> native_timers(const std::vector<codegen::ProbeInfo>& probes, long hz,
                                        int64_t now) {
-  auto param = [](const codegen::ProbeInfo& p, const char* name, const char* fallback) {
-    auto it = p.params.find(name);
-    return it == p.params.end() ? fallback : it->second.c_str();
-  };
   std::vector<NativeTimer> timers;
   for (auto& p : probes) {
-    if (!p.native || p.family != "timer") continue;
-    std::string kind = param(p, "kind", "");
+    auto* timer = p.family.get<probes::TimerPoint>();
+    if (!p.native || !timer) continue;
     int64_t period = 0, rand = 0;
-    if (kind == "hrtimer") {
-      period = std::atoll(param(p, "period_ns", "0"));
-      rand = std::atoll(param(p, "randomize_ns", "0"));
-    } else if (kind == "jiffies") {
-      period = std::atoll(param(p, "jiffies", "1")) * (1000000000LL / hz);
-      rand = std::atoll(param(p, "randomize_jiffies", "0")) * (1000000000LL / hz);
+    if (timer->kind == probes::TimerPoint::Kind::Hrtimer) {
+      period = timer->period_ns;
+      rand = timer->randomize_ns;
+    } else if (timer->kind == probes::TimerPoint::Kind::Jiffies) {
+      period = timer->jiffies * (1000000000LL / hz);
+      rand = timer->randomize_jiffies * (1000000000LL / hz);
     } else {
       continue;
     }

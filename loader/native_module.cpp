@@ -88,10 +88,10 @@ void NativeModule::close() {
 }
 
 std::vector<const codegen::ProbeInfo*> native_probes(const codegen::ModuleInfo& m,
-                                                     const std::string& family) {
+                                                     probes::ProbeKind kind) {
   std::vector<const codegen::ProbeInfo*> v;
   for (auto& p : m.probes)
-    if (p.native && p.family == family) v.push_back(&p);
+    if (p.native && p.family.is(kind)) v.push_back(&p);
   std::stable_sort(v.begin(), v.end(), [](const codegen::ProbeInfo* a, const codegen::ProbeInfo* b) {
     return a->priority < b->priority;
   });

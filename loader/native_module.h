@@ -10,6 +10,7 @@
 
 #include "common/stp_records.h"
 #include "loader/native_abi.h"
+#include "probes/probe_kind.h"
 
 struct bpf_object;
 
@@ -54,10 +55,10 @@ class NativeModule {
   NativeApi api_;
 };
 
-// The native probes of a family ("begin", "end", "error") in the order they run: by priority,
-// then as written.
+// The native probes of a kind (begin, end, error) in the order they run: by priority, then as
+// written.
 std::vector<const codegen::ProbeInfo*> native_probes(const codegen::ModuleInfo& m,
-                                                     const std::string& family);
+                                                     probes::ProbeKind kind);
 
 }  // namespace loader
 }  // namespace ukstap

@@ -39,6 +39,7 @@
 #include "codegen/module_info.h"
 #include "loader/passes.h"
 #include "driver/session.h"
+#include "loader/attach.h"
 #include "loader/bpf_module.h"
 #include "loader/event_closer.h"
 #include "loader/event_loop.h"
@@ -60,36 +61,6 @@ using codegen::ProbeInfo;
 using loader::g_libbpf_log;  // libbpf's messages, quoted by load and attach errors under -v
 using loader::kernel_hz;     // timer.profile's period (run_config.h)
 
-std::vector<int> online_cpus() {
-  std::vector<int> cpus;
-  std::string text;
-  if (loader::read_file("/sys/devices/system/cpu/online", text)) {
-    size_t pos = 0;
-    while (pos < text.size()) {
-      char* end;
-      long a = std::strtol(text.c_str() + pos, &end, 10);
-      if (end == text.c_str() + pos) break;
-      long b = a;
-      pos = end - text.c_str();
-      if (text[pos] == '-') {
-        b = std::strtol(text.c_str() + pos + 1, &end, 10);
-        pos = end - text.c_str();
-      }
-      for (long c = a; c <= b; c++) cpus.push_back((int)c);
-      if (text[pos] == ',') pos++;
-      else break;
-    }
-  }
-  if (cpus.empty())
-    for (long c = 0; c < ::sysconf(_SC_NPROCESSORS_ONLN); c++) cpus.push_back((int)c);
-  return cpus;
-}
-
-const char* param(const ProbeInfo& p, const char* name, const char* fallback = "") {
-  auto it = p.params.find(name);
-  return it == p.params.end() ? fallback : it->second.c_str();
-}
-
 // -------------------------------------------------------------------------------- the run
 class Runner {
  public:
@@ -103,7 +74,6 @@ class Runner {
   bool load_bpf();
   bool open_native();
   bool attach_all();
-  bool attach_probe(const ProbeInfo& p, struct bpf_program* prog);
   void run_native(const std::vector<const ProbeInfo*>& probes, bool even_in_error = false);
   void set_run_state(uint32_t state);
   void event_loop();
@@ -187,7 +157,7 @@ bool Runner::load_bpf() {
   max_errors_ = std::atoi(s_.define("MAXERRORS", "0").c_str());
 
   if (const ProbeInfo* p = bpf_.choose_programs(by_id_, m_.uses_user_stacks)) {
-    fail(std::string("cannot run ") + probe_where(*p) + ": " + param(*p, "unavailable_reason", "unavailable"));
+    fail(std::string("cannot run ") + probe_where(*p) + ": " + p->family.get<probes::PerfPoint>()->unavailable_reason);
     return false;
   }
 
@@ -248,119 +218,12 @@ bool Runner::open_native() {
   return true;
 }
 
-bool Runner::attach_probe(const ProbeInfo& p, struct bpf_program* prog) {
-  auto link_ok = [&](struct bpf_link* l) {
-    if (!l) return false;
-    links_.push_back(l);
-    return true;
-  };
-  errno = 0;
-  if (p.family == "tracepoint" && *param(p, "syscall_slot")) {
-    // Behind the syscall dispatcher: the probe's place in its direction's prog array is
-    // (number, slot); attach_probes() attaches the dispatchers once every place is filled.
-    bool is_exit = std::strncmp(param(p, "event"), "sys_exit", 8) == 0;
-    struct bpf_map* arr =
-        bpf_object__find_map_by_name(obj_, is_exit ? "stp_sys_exit_progs" : "stp_sys_enter_progs");
-    if (!arr) return false;
-    uint32_t slots = bpf_map__max_entries(arr) / STP_SYS_NR;
-    uint32_t key = (uint32_t)std::atoi(param(p, "syscall_nr")) * slots +
-                   (uint32_t)std::atoi(param(p, "syscall_slot"));
-    int fd = bpf_program__fd(prog);
-    return bpf_map_update_elem(bpf_map__fd(arr), &key, &fd, BPF_ANY) == 0;
-  }
-  if (p.family == "tracepoint") {
-    // The perf event opened here, as libbpf's attach_tracepoint opens it, so that ukstap holds
-    // a reference of its own (event_closer.h: detaching then does not wait for the kernel).
-    std::string id;
-    if (!loader::read_file(tracefs_ + "/events/" + param(p, "system") + "/" + param(p, "event") + "/id", id)) {
-      errno = errno ? errno : ENOENT;
-      return false;
-    }
-    struct perf_event_attr attr;
-    std::memset(&attr, 0, sizeof attr);
-    attr.size = sizeof attr;
-    attr.type = PERF_TYPE_TRACEPOINT;
-    attr.config = std::strtoull(id.c_str(), nullptr, 10);
-    attr.sample_period = 1;
-    attr.wakeup_events = 1;
-    int fd = (int)::syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0) return false;
-    int ref = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    if (!link_ok(bpf_program__attach_perf_event(prog, fd))) {
-      int err = errno;
-      ::close(fd);
-      if (ref >= 0) ::close(ref);
-      errno = err;
-      return false;
-    }
-    if (ref >= 0) event_refs_.push_back(ref);
-    return true;
-  }
-  if (p.family == "uprobe") {
-    LIBBPF_OPTS(bpf_uprobe_opts, uo);
-    uo.retprobe = std::string(param(p, "return", "0")) == "1";
-    unsigned long long sem = std::strtoull(param(p, "semaphore_offset", "0"), nullptr, 0);
-    uo.ref_ctr_offset = sem;
-    pid_t pid = -1;
-    if (*param(p, "pid")) pid = std::atoi(param(p, "pid"));
-    size_t off = std::strtoull(param(p, "offset", "0"), nullptr, 0);
-    return link_ok(bpf_program__attach_uprobe_opts(prog, pid, param(p, "path"), off, &uo));
-  }
-  if (p.family == "perf" || (p.family == "timer" && std::string(param(p, "kind")) == "profile")) {
-    struct perf_event_attr attr;
-    std::memset(&attr, 0, sizeof attr);
-    attr.size = sizeof attr;
-    if (p.family == "timer") {
-      attr.type = PERF_TYPE_SOFTWARE;
-      attr.config = PERF_COUNT_SW_CPU_CLOCK;
-      attr.sample_period = 1000000000ULL / (unsigned long long)kernel_hz();
-    } else {
-      attr.type = (uint32_t)std::strtoul(param(p, "type", "1"), nullptr, 0);
-      attr.config = std::strtoull(param(p, "config", "0"), nullptr, 0);
-      if (*param(p, "freq")) {
-        attr.freq = 1;
-        attr.sample_freq = std::strtoull(param(p, "freq"), nullptr, 0);
-      } else {
-        attr.sample_period = std::strtoull(param(p, "sample_period", "1000000"), nullptr, 0);
-      }
-    }
-    bool per_process = p.params.count("process") > 0;
-    std::vector<std::pair<pid_t, int>> where;
-    if (per_process) {
-      pid_t pid = target_pid_;
-      if (pid <= 0) {
-        errno = ESRCH;
-        return false;
-      }
-      attr.inherit = 1;
-      where.push_back({pid, -1});
-    } else {
-      for (int cpu : online_cpus()) where.push_back({-1, cpu});
-    }
-    for (auto [pid, cpu] : where) {
-      int fd = (int)::syscall(__NR_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-      if (fd < 0) return false;
-      // A link owns its perf event fd (libbpf closes it when the link is destroyed); only an
-      // fd no link took is ours to close. (Hardware and software events are freed without a
-      // grace-period wait: no second reference, event_closer.h is for tracepoints.)
-      if (!link_ok(bpf_program__attach_perf_event(prog, fd))) {
-        perf_fds_.push_back(fd);
-        return false;
-      }
-    }
-    return true;
-  }
-  // process.begin/end (raw or BTF tracepoints named by the program's section) and anything else
-  // libbpf knows how to attach from the section name.
-  return link_ok(bpf_program__attach(prog));
-}
-
 bool Runner::attach_all() {
   if (!obj_) return true;
   // tracefs must be mounted for tracepoint attachment by name.
   bool need_tracefs = false;
   for (auto& p : m_.probes)
-    if (!p.native && p.family == "tracepoint") need_tracefs = true;
+    if (!p.native && p.family.is(probes::ProbeKind::Tracepoint)) need_tracefs = true;
   if (need_tracefs) {
     std::string why;
     if ((tracefs_ = probes::find_tracefs(why)).empty()) {
@@ -368,6 +231,15 @@ bool Runner::attach_all() {
       return false;
     }
   }
+  // Each family's attach (loader/attach_<family>.cpp) keeps what it makes in our vectors.
+  loader::AttachContext cx;
+  cx.obj = obj_;
+  cx.tracefs = tracefs_;
+  cx.target_pid = target_pid_;
+  cx.kernel_hz = kernel_hz;
+  cx.links = &links_;
+  cx.perf_fds = &perf_fds_;
+  cx.event_refs = &event_refs_;
   struct bpf_program* prog;
   bpf_object__for_each_program(prog, obj_) {
     int id = -1;
@@ -375,7 +247,7 @@ bool Runner::attach_all() {
     const ProbeInfo& p = *by_id_[id];
     if (p.native) continue;
     if (loader::interrupted()) return false;  // SIGINT/SIGTERM: stop here, detach what is attached
-    if (!attach_probe(p, prog)) {
+    if (!loader::attach_probe(cx, p, prog)) {
       int err = errno ? errno : EINVAL;
       struct rlimit nofile{};
       std::string limit = err == EMFILE && ::getrlimit(RLIMIT_NOFILE, &nofile) == 0
@@ -571,7 +443,7 @@ int Runner::run() {
   if (rb_) loop_.watch_readable(ring_buffer__epoll_fd(rb_));
   loop_.watch_output_reader(out_.fd(), [this] { out_.reader_gone(); });
 
-  run_native(loader::native_probes(m_, "begin"));
+  run_native(loader::native_probes(m_, probes::ProbeKind::Begin));
   if (!errored()) {
     set_run_state(STP_SESSION_RUNNING);
     if (have_cmd_) target_.release();
@@ -585,11 +457,11 @@ int Runner::run() {
   if (have_cmd_) target_.abandon();  // still parked (begin failed or exited): let it go quietly
 
   if (!errored()) {
-    run_native(loader::native_probes(m_, "end"));
+    run_native(loader::native_probes(m_, probes::ProbeKind::End));
   }
   if (errored()) {
     // probe error handlers; they may print, their own errors are reported as usual
-    run_native(loader::native_probes(m_, "error"), true);
+    run_native(loader::native_probes(m_, probes::ProbeKind::Error), true);
   }
   drain();
   out_.close();

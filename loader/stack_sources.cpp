@@ -37,9 +37,7 @@ bool StackSources::start_user(pid_t target_pid, const std::string& target_path, 
   spec.system_wide = target_pid == 0;
   spec.target_pid = target_pid;
   for (auto& p : m_.probes) {  // processes running a process("PATH") probe's binary
-    auto it = p.params.find("path");
-    if ((p.family == "process" || p.family == "uprobe") && it != p.params.end())
-      spec.binaries.push_back(it->second);
+    if (!p.family.binary_path().empty()) spec.binaries.push_back(p.family.binary_path());
   }
   tracker_->set_targets(spec);
   if (!tracker_->start(why)) {
@@ -69,8 +67,7 @@ bool StackSources::start_user(pid_t target_pid, const std::string& target_path, 
     std::vector<std::string> files = s_.opts.d_objects, own;
     if (!target_path.empty()) own.push_back(target_path);
     for (auto& p : m_.probes) {
-      auto it = p.params.find("path");
-      if ((p.family == "process" || p.family == "uprobe") && it != p.params.end()) own.push_back(it->second);
+      if (!p.family.binary_path().empty()) own.push_back(p.family.binary_path());
     }
     std::vector<std::string> deps;
     for (const std::string& f : s_.opts.ldd ? files : std::vector<std::string>{})

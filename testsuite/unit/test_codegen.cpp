@@ -193,7 +193,7 @@ TEST_CASE("codegen: interval timers run natively, timer.profile is a perf_event 
 // ----------------------------------------------------------------------------- tracepoints
 
 TEST_CASE("codegen: a tracepoint probe is a program in tracepoint/SYSTEM/EVENT; its format is "
-          "read in pass 2",
+          "read at resolution",
           "[codegen]") {
   int offset = tracefs_offset("sched", "sched_switch", "prev_pid");
   if (offset < 0) {
@@ -203,7 +203,7 @@ TEST_CASE("codegen: a tracepoint probe is a program in tracepoint/SYSTEM/EVENT; 
   Script t("global n\nprobe kernel.trace(\"sched:sched_switch\") { n += $prev_pid }");
   REQUIRE(t.failed_pass == 0);
   CHECK(t.a().placement.of(t.probe(0)) == ProbeSide::Kernel);
-  const probes::TraceEvent* ev = t.a().formats.of(t.probe(0));
+  const probes::TracepointPoint* ev = t.probe(0).family.get<probes::TracepointPoint>();
   REQUIRE(ev);
   int found = -1;
   for (auto& f : ev->fields)

@@ -6,34 +6,46 @@
 #include <vector>
 
 #include "codegen/module_info.h"
+#include "probes/family_point.h"
 #include "loader/event_loop.h"
 
 using ukstap::codegen::ProbeInfo;
 using ukstap::loader::EventLoop;
 using ukstap::loader::NativeTimer;
 using ukstap::loader::native_timers;
+using ukstap::probes::TimerPoint;
 
 namespace {
 
-ProbeInfo probe(int id, bool native, const std::string& family,
-                std::map<std::string, std::string> params) {
+ProbeInfo probe(int id, bool native, ukstap::probes::FamilyPoint family) {
   ProbeInfo p;
   p.id = id;
   p.native = native;
-  p.family = family;
-  p.params = std::move(params);
+  p.family = std::move(family);
   return p;
+}
+
+// A timer point of `kind` with its periods.
+TimerPoint timer(TimerPoint::Kind kind, int64_t period_ns, int64_t randomize_ns = 0,
+                 int64_t jiffies = 0, int64_t randomize_jiffies = 0) {
+  TimerPoint t;
+  t.kind = kind;
+  t.period_ns = period_ns;
+  t.randomize_ns = randomize_ns;
+  t.jiffies = jiffies;
+  t.randomize_jiffies = randomize_jiffies;
+  return t;
 }
 
 }  // namespace
 
 TEST_CASE("native timers: interval timers only, periods in ns", "[event_loop]") {
   std::vector<ProbeInfo> probes = {
-      probe(0, true, "begin", {}),
-      probe(1, true, "timer", {{"kind", "hrtimer"}, {"period_ns", "5000000"}, {"randomize_ns", "1000"}}),
-      probe(2, true, "timer", {{"kind", "jiffies"}, {"jiffies", "25"}, {"randomize_jiffies", "2"}}),
-      probe(3, false, "timer", {{"kind", "profile"}}),          // a perf event, not the loop's
-      probe(4, true, "timer", {{"kind", "hrtimer"}, {"period_ns", "0"}}),  // no period: never
+      probe(0, true, ukstap::probes::BeginPoint{}),
+      probe(1, true, timer(TimerPoint::Kind::Hrtimer, 5000000, 1000)),
+      probe(2, true, timer(TimerPoint::Kind::Jiffies, 0, 0, 25, 2)),
+      probe(3, false, timer(TimerPoint::Kind::Profile, 0)),  // a perf event, not the loop's
+      probe(4, true, timer(TimerPoint::Kind::Hrtimer, 0)),   // no period: never
   };
   std::vector<NativeTimer> t = native_timers(probes, 250, 1000);
   REQUIRE(t.size() == 2);

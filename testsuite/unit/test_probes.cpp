@@ -27,6 +27,14 @@ using probes::ResolvedPoint;
 
 namespace {
 
+// The typed fields of a resolved point of family T (fails the test when it is another family).
+template <class T>
+const T& as(const ResolvedPoint& r) {
+  const T* t = r.family.get<T>();
+  REQUIRE(t != nullptr);
+  return *t;
+}
+
 // One component of a hand-built probe point: functor, and a number or string argument.
 struct C {
   std::string functor;
@@ -224,15 +232,15 @@ TEST_CASE("begin, end, error, never", "[probes]") {
   Session s(err);
   auto r = resolve(s, {{"begin"}});
   REQUIRE(r.size() == 1);
-  CHECK(r[0].family == "begin");
-  CHECK(r[0].params["priority"] == "0");
+  CHECK(r[0].family.kind() == probes::ProbeKind::Begin);
+  CHECK(as<probes::BeginPoint>(r[0]).priority == 0);
   CHECK(r[0].point->str() == "begin");
   r = resolve(s, {{"end", -5}});
   REQUIRE(r.size() == 1);
-  CHECK(r[0].params["priority"] == "-5");
+  CHECK(as<probes::EndPoint>(r[0]).priority == -5);
   CHECK(r[0].point->str() == "end(-5)");
-  CHECK(resolve(s, {{"error", 3}})[0].family == "error");
-  CHECK(resolve(s, {{"never"}})[0].family == "never");
+  CHECK(as<probes::ErrorPoint>(resolve(s, {{"error", 3}})[0]).priority == 3);
+  CHECK(resolve(s, {{"never"}})[0].family.kind() == probes::ProbeKind::Never);
   CHECK(error_of(s, {{"begin", "x"}}).find("probe point mismatch") == 0);
 }
 
@@ -241,18 +249,27 @@ TEST_CASE("timers: conversions and stap's range checks", "[probes][timer]") {
   Session s(err);
   auto r = resolve(s, {{"timer"}, {"ms", 250}});
   REQUIRE(r.size() == 1);
-  CHECK(r[0].family == "timer");
-  CHECK(r[0].params["kind"] == "hrtimer");
-  CHECK(r[0].params["period_ns"] == "250000000");
+  CHECK(r[0].family.kind() == probes::ProbeKind::Timer);
+  CHECK(as<probes::TimerPoint>(r[0]).kind == probes::TimerPoint::Kind::Hrtimer);
+  CHECK(as<probes::TimerPoint>(r[0]).period_ns == 250000000);
+  CHECK(r[0].family.native());
   CHECK(r[0].point->str() == "timer.ms(250)");
   r = resolve(s, {{"timer"}, {"s", 2}, {"randomize", 1}});
-  CHECK(r[0].params["period_ns"] == "2000000000");
-  CHECK(r[0].params["randomize_ns"] == "1000000000");
-  CHECK(resolve(s, {{"timer"}, {"hz", 1000}})[0].params["period_ns"] == "1000000");
-  CHECK(resolve(s, {{"timer"}, {"us", 100}})[0].params["period_ns"] == "100000");
-  CHECK(resolve(s, {{"timer"}, {"jiffies", 10}})[0].params["kind"] == "jiffies");
-  CHECK(resolve(s, {{"timer"}, {"profile"}})[0].params["kind"] == "profile");
-  CHECK(resolve(s, {{"timer"}, {"profile"}, {"tick"}})[0].params["kind"] == "profile");
+  CHECK(as<probes::TimerPoint>(r[0]).period_ns == 2000000000);
+  CHECK(as<probes::TimerPoint>(r[0]).randomize_ns == 1000000000);
+  CHECK(as<probes::TimerPoint>(resolve(s, {{"timer"}, {"hz", 1000}})[0]).period_ns == 1000000);
+  CHECK(as<probes::TimerPoint>(resolve(s, {{"timer"}, {"hz", 1000}})[0]).hz == 1000);
+  CHECK(as<probes::TimerPoint>(resolve(s, {{"timer"}, {"us", 100}})[0]).period_ns == 100000);
+  r = resolve(s, {{"timer"}, {"jiffies", 10}, {"randomize", 2}});
+  CHECK(as<probes::TimerPoint>(r[0]).kind == probes::TimerPoint::Kind::Jiffies);
+  CHECK(as<probes::TimerPoint>(r[0]).jiffies == 10);
+  CHECK(as<probes::TimerPoint>(r[0]).randomize_jiffies == 2);
+  CHECK(r[0].family.native());
+  r = resolve(s, {{"timer"}, {"profile"}});
+  CHECK(as<probes::TimerPoint>(r[0]).kind == probes::TimerPoint::Kind::Profile);
+  CHECK_FALSE(r[0].family.native());  // a kernel perf event
+  CHECK(as<probes::TimerPoint>(resolve(s, {{"timer"}, {"profile"}, {"tick"}})[0]).kind ==
+        probes::TimerPoint::Kind::Profile);
 
   CHECK(error_of(s, {{"timer"}, {"us", 1}}) == "interval value out of range (100, 86400000000)");
   CHECK(error_of(s, {{"timer"}, {"ms", 0}}) == "interval value out of range (1, 86400000)");
@@ -348,17 +365,17 @@ TEST_CASE("kernel.trace against the live tracefs", "[probes][tracepoint][root]")
   auto r = resolve(s, {{"kernel"}, {"trace", "syscalls:*"}});
   std::set<std::string> got;
   for (auto& rp : r) {
-    CHECK(rp.family == "tracepoint");
-    CHECK(rp.params.at("system") == "syscalls");
-    got.insert(rp.params.at("event"));
-    CHECK(rp.point->str() == "kernel.trace(\"syscalls:" + rp.params.at("event") + "\")");
+    CHECK(rp.family.kind() == probes::ProbeKind::Tracepoint);
+    CHECK(as<probes::TracepointPoint>(rp).system == "syscalls");
+    got.insert(as<probes::TracepointPoint>(rp).event);
+    CHECK(rp.point->str() == "kernel.trace(\"syscalls:" + as<probes::TracepointPoint>(rp).event + "\")");
   }
   CHECK(got == truth);
 
   // Globs in the event; the id matches the format file.
   r = resolve(s, {{"kernel"}, {"trace", "syscalls:sys_enter_open*"}});
   std::set<std::string> open_events;
-  for (auto& rp : r) open_events.insert(rp.params.at("event"));
+  for (auto& rp : r) open_events.insert(as<probes::TracepointPoint>(rp).event);
   std::set<std::string> open_truth;
   for (auto& t : truth)
     if (t.rfind("sys_enter_open", 0) == 0) open_truth.insert(t);
@@ -371,8 +388,12 @@ TEST_CASE("kernel.trace against the live tracefs", "[probes][tracepoint][root]")
   std::string line, id;
   while (std::getline(f, line))
     if (line.rfind("ID: ", 0) == 0) id = line.substr(4);
-  CHECK(r[0].params.at("id") == id);
-  CHECK(r[0].params.at("fields").find("filename:24:8:0:const char *;") != std::string::npos);
+  CHECK(std::to_string(as<probes::TracepointPoint>(r[0]).id) == id);
+  bool have_filename = false;
+  for (auto& fl : as<probes::TracepointPoint>(r[0]).fields)
+    if (fl.name == "filename")
+      have_filename = fl.offset == 24 && fl.size == 8 && !fl.is_signed && fl.type == "const char *";
+  CHECK(have_filename);
 
   r = resolve(s, {{"kernel"}, {"trace", "syscalls:sys_exit_openat"}});
   REQUIRE(r.size() == 1);
@@ -406,7 +427,7 @@ TEST_CASE("process function probes against readelf of a binary built here", "[pr
   // Every function symbol, per readelf.
   auto r = resolve(s, {{"process", exe}, {"function", "*"}});
   std::set<std::string> got;
-  for (auto& rp : r) got.insert(rp.params.at("symbol"));
+  for (auto& rp : r) got.insert(as<probes::UprobePoint>(rp).symbol);
   CHECK(got == readelf_functions(exe));
   CHECK(got.count("foo") == 1);
   CHECK(got.count("helper") == 1);
@@ -414,11 +435,11 @@ TEST_CASE("process function probes against readelf of a binary built here", "[pr
   // DWARF: decl file:line in the point, parameters and locals with stap's type text.
   r = resolve(s, {{"process", exe}, {"function", "foo"}});
   REQUIRE(r.size() == 1);
-  CHECK(r[0].family == "uprobe");
+  CHECK(r[0].family.kind() == probes::ProbeKind::Uprobe);
   CHECK(r[0].point->str() == "process(\"" + exe + "\").function(\"foo@" + src + ":4\")");
   CHECK(vars_text(r[0]) == "$n:int $s:char const* $sp:struct S* $loc:int");
-  CHECK(r[0].params.at("return") == "0");
-  CHECK(r[0].params.at("path") == exe);
+  CHECK_FALSE(as<probes::UprobePoint>(r[0]).is_return);
+  CHECK(as<probes::UprobePoint>(r[0]).path == exe);
 
   // The file offset agrees with readelf's symbol value mapped through the LOAD segments.
   {
@@ -433,15 +454,15 @@ TEST_CASE("process function probes against readelf of a binary built here", "[pr
                          msz = std::stoull(memsz_s, nullptr, 16);
       if (addr >= va && addr < va + msz) want = addr - va + off;
     }
-    CHECK(std::stoull(r[0].params.at("offset"), nullptr, 16) == want);
-    CHECK(std::stoull(r[0].params.at("address"), nullptr, 16) == addr);
+    CHECK(as<probes::UprobePoint>(r[0]).offset == want);
+    CHECK(as<probes::UprobePoint>(r[0]).address == addr);
   }
 
   r = resolve(s, {{"process", exe}, {"function", "foo"}, {"return"}});
   REQUIRE(r.size() == 1);
   CHECK(r[0].point->str() == "process(\"" + exe + "\").function(\"foo@" + src + ":4\").return");
   CHECK(vars_text(r[0]) == "$return:int $n:int $s:char const* $sp:struct S* $loc:int");
-  CHECK(r[0].params.at("return") == "1");
+  CHECK(as<probes::UprobePoint>(r[0]).is_return);
 
   // void function: no $return.
   r = resolve(s, {{"process", exe}, {"function", "bar_one"}, {"return"}});
@@ -468,7 +489,7 @@ TEST_CASE("process function probes against readelf of a binary built here", "[pr
   r = resolve(s, {{"process", stripped}, {"function", "*"}});
   got.clear();
   for (auto& rp : r) {
-    got.insert(rp.params.at("symbol"));
+    got.insert(as<probes::UprobePoint>(rp).symbol);
     CHECK(rp.target_vars.empty());
   }
   CHECK(got == readelf_functions(stripped));
@@ -492,9 +513,9 @@ TEST_CASE("process paths: $PATH search, symlinks, missing binaries, shared libra
   std::string ls_real = realpath(run("command -v ls").substr(0, run("command -v ls").find('\n')).c_str(), buf);
   auto r = resolve(s, {{"process", "ls"}, {"begin"}});
   REQUIRE(r.size() == 1);
-  CHECK(r[0].family == "process");
-  CHECK(r[0].params.at("path") == ls_real);
-  CHECK(r[0].params.at("event") == "begin");
+  CHECK(r[0].family.kind() == probes::ProbeKind::Process);
+  CHECK(as<probes::ProcessPoint>(r[0]).path == ls_real);
+  CHECK(as<probes::ProcessPoint>(r[0]).event == probes::ProcessPoint::Event::Begin);
   CHECK(r[0].point->str() == "process(\"" + ls_real + "\").begin");
 
   std::string e = error_of(s, {{"process", "no-such-program-xyz"}, {"function", "main"}});
@@ -504,11 +525,11 @@ TEST_CASE("process paths: $PATH search, symlinks, missing binaries, shared libra
 
   r = resolve(s, {{"process"}, {"thread"}, {"end"}});
   REQUIRE(r.size() == 1);
-  CHECK(r[0].params.at("event") == "thread.end");
+  CHECK(as<probes::ProcessPoint>(r[0]).event == probes::ProcessPoint::Event::ThreadEnd);
   CHECK(r[0].point->str() == "process.thread.end");
   r = resolve(s, {{"process", 1}, {"end"}});
   REQUIRE(r.size() == 1);
-  CHECK(r[0].params.at("pid") == "1");
+  CHECK(as<probes::ProcessPoint>(r[0]).pid == 1);
   CHECK(r[0].point->str() == "process(1).end");
   CHECK(resolve(s, {{"process"}, {"*"}}).size() == 2);  // begin, end
 
@@ -522,13 +543,13 @@ TEST_CASE("process paths: $PATH search, symlinks, missing binaries, shared libra
     std::string libc_real = realpath(libc, buf);
     r = resolve(s, {{"process", libc}, {"function", "malloc"}});
     REQUIRE(!r.empty());
-    CHECK(r[0].params.at("path") == libc_real);
+    CHECK(as<probes::UprobePoint>(r[0]).path == libc_real);
     // "malloc", or "malloc@FILE:LINE" when libc's separate debuginfo is installed.
     CHECK(r[0].point->str().rfind("process(\"" + libc_real + "\").function(\"malloc", 0) == 0);
-    CHECK(r[0].params.at("symbol") == "malloc");
+    CHECK(as<probes::UprobePoint>(r[0]).symbol == "malloc");
     auto all = resolve(s, {{"process", libc}, {"function", "*"}});
     std::set<std::string> got;
-    for (auto& rp : all) got.insert(rp.params.at("symbol"));
+    for (auto& rp : all) got.insert(as<probes::UprobePoint>(rp).symbol);
     CHECK(got == readelf_functions(libc_real));
   }
 }
@@ -556,20 +577,23 @@ TEST_CASE("process mark probes from .note.stapsdt", "[probes][process][sdt]") {
   Session s(err);
   auto r = resolve(s, {{"process", exe}, {"mark", "*"}});
   std::set<std::string> names;
-  for (auto& rp : r) names.insert(rp.params.at("provider") + ":" + rp.params.at("name"));
+  for (auto& rp : r) {
+    REQUIRE(as<probes::UprobePoint>(rp).sdt);
+    names.insert(as<probes::UprobePoint>(rp).sdt->provider + ":" + as<probes::UprobePoint>(rp).sdt->name);
+  }
   CHECK(names == std::set<std::string>{"myprov:mark_two", "myprov:mark_zero", "other:mark_one"});
 
   r = resolve(s, {{"process", exe}, {"mark", "mark_two"}});
   REQUIRE(r.size() == 1);
   CHECK(r[0].point->str() == "process(\"" + exe + "\").mark(\"mark_two\")");
   CHECK(vars_text(r[0]) == "$arg1:long $arg2:long");
-  CHECK(r[0].params.at("nargs") == "2");
+  CHECK(as<probes::UprobePoint>(r[0]).sdt->nargs == 2);
   // The note's pc as readelf prints it ("Location: 0x...").
   size_t at = notes.find("Name: mark_two");
   size_t loc = notes.find("Location: ", at);
   REQUIRE(loc != std::string::npos);
   unsigned long long pc = std::stoull(notes.substr(loc + 10, 20), nullptr, 16);
-  CHECK(std::stoull(r[0].params.at("address"), nullptr, 16) == pc);
+  CHECK(as<probes::UprobePoint>(r[0]).address == pc);
 
   r = resolve(s, {{"process", exe}, {"provider", "other"}, {"mark", "*"}});
   REQUIRE(r.size() == 1);
@@ -584,19 +608,21 @@ TEST_CASE("perf events", "[probes][perf]") {
   Session s(err);
   auto r = resolve(s, {{"perf"}, {"sw"}, {"cpu_clock"}, {"sample", 1000}});
   REQUIRE(r.size() == 1);
-  CHECK(r[0].family == "perf");
-  CHECK(r[0].params["type"] == "1");
-  CHECK(r[0].params["config"] == "0");
-  CHECK(r[0].params["sample_period"] == "1000");
+  CHECK(r[0].family.kind() == probes::ProbeKind::Perf);
+  CHECK(as<probes::PerfPoint>(r[0]).type == 1);
+  CHECK(as<probes::PerfPoint>(r[0]).config == 0);
+  CHECK(as<probes::PerfPoint>(r[0]).sample_period == 1000);
   CHECK(r[0].point->str() == "perf.sw.cpu_clock.sample(1000)");
   r = resolve(s, {{"perf"}, {"hw"}, {"instructions"}});
-  CHECK(r[0].params["type"] == "0");
-  CHECK(r[0].params["config"] == "1");
-  CHECK(r[0].params["sample_period"] == "1000000");
+  CHECK(as<probes::PerfPoint>(r[0]).type == 0);
+  CHECK(as<probes::PerfPoint>(r[0]).config == 1);
+  CHECK(as<probes::PerfPoint>(r[0]).sample_period == 1000000);
   r = resolve(s, {{"perf"}, {"type", 1}, {"config", 3}, {"hz", 99}, {"process", "ls"}, {"counter", "cs"}});
-  CHECK(r[0].params["freq"] == "99");
-  CHECK(r[0].params["process"] == "ls");
-  CHECK(r[0].params["counter"] == "cs");
+  CHECK(as<probes::PerfPoint>(r[0]).freq == 99);
+  CHECK(as<probes::PerfPoint>(r[0]).sample_period == 0);
+  CHECK(as<probes::PerfPoint>(r[0]).per_process);
+  CHECK(as<probes::PerfPoint>(r[0]).process_path == "ls");
+  CHECK(as<probes::PerfPoint>(r[0]).counter == "cs");
   CHECK(resolve(s, {{"perf"}, {"sw"}, {"*"}}).size() == 9);
   CHECK(error_of(s, {{"perf"}, {"sw"}, {"cpu_clock"}, {"sample", 0}}) == "invalid perf sample period 0");
   CHECK(error_of(s, {{"perf"}, {"type", 1}, {"config", 0}, {"hz", -1}}) == "invalid perf sample frequency -1");

@@ -6,7 +6,7 @@
 
 #include "parse/parser.h"
 #include "passes/elaborate_steps.h"
-#include "probes/tracefs.h"
+#include "probes/family_point.h"
 
 namespace ukstap::codegen {
 
@@ -152,7 +152,7 @@ std::string Emitter::var_access(const ast::Vardecl* v) const {
 class BodyEmitter : public ast::Visitor {
  public:
   BodyEmitter(Emitter& em, Emitter::Frame& frame, std::ostringstream& out, DerivedProbe* probe,
-              ast::Function* fn, const probes::TraceEvent* tp)
+              ast::Function* fn, const probes::TracepointPoint* tp)
       : em_(em), frame_(frame), out_(&out), probe_(probe), fn_(fn), tp_(tp) {}
 
   std::string err_label = "out";
@@ -462,7 +462,7 @@ class BodyEmitter : public ast::Visitor {
 
   void visit(ast::TargetSymbol& e) override {
     if (!e.components.empty()) unsupported("target variable member access", e.tok);
-    if (probe_ && probe_->family == "uprobe") {
+    if (probe_ && probe_->family.is(probes::ProbeKind::Uprobe)) {
       if (e.name == "$return") {
         std::string type;
         for (auto& [n, t] : probe_->target_vars)
@@ -539,12 +539,11 @@ class BodyEmitter : public ast::Visitor {
   // A function parameter at a uprobe on the function's entry: the n-th integer argument
   // register of the ABI (x86-64 SysV: rdi rsi rdx rcx r8 r9), cast to its declared C type.
   std::string uprobe_param(ast::TargetSymbol& e) {
-    bool is_return = probe_->params.count("return") && probe_->params.at("return") == "1";
-    for (int k = 1; k <= 6; ++k) {
-      auto it = probe_->params.find("param" + std::to_string(k));
-      if (it == probe_->params.end()) break;
-      std::string name = it->second.substr(0, it->second.find(':'));
-      std::string type = it->second.substr(it->second.find(':') + 1);
+    const auto& up = *probe_->family.get<probes::UprobePoint>();
+    bool is_return = up.is_return;
+    for (int k = 1; k <= 6 && k <= static_cast<int>(up.params.size()); ++k) {
+      const std::string& name = up.params[k - 1].name;
+      const std::string& type = up.params[k - 1].type;
       if (name != e.name) continue;
       if (is_return) unsupported("a parameter in a .return probe (use @entry later)", e.tok);
       if (!type.empty() && type.back() == '*') return "((int64_t)STP_UARG(c, " + std::to_string(k) + "))";
@@ -1073,7 +1072,7 @@ class BodyEmitter : public ast::Visitor {
   std::vector<std::string> exit_text_;
   DerivedProbe* probe_;
   ast::Function* fn_;
-  const probes::TraceEvent* tp_;
+  const probes::TracepointPoint* tp_;
   std::string value_;
   int try_counter_ = 0;
   int loop_counter_ = 0;
@@ -1225,29 +1224,35 @@ void Emitter::emit_function(ast::Function* f, bool native) {
 
 std::string Emitter::probe_macro(const DerivedProbe& p, int id) {
   std::string ids = std::to_string(id);
-  const std::string& fam = p.family;
-  auto param = [&](const char* k) {
-    auto it = p.params.find(k);
-    return it == p.params.end() ? std::string() : it->second;
-  };
   if (a_.placement.of(p) == passes::ProbeSide::Native) return "STP_PROBE_NATIVE(" + ids + ")";
-  if (fam == "timer") return "STP_PROBE_PERF(" + ids + ")";  // timer.profile
   if (auto* d = a_.dispatch.of(p))
     return "STP_PROBE_SYSCALL(" + ids + ", " + (d->exit ? "1" : "0") + ")";
-  if (fam == "tracepoint")
-    return "STP_PROBE_TRACEPOINT(" + ids + ", " + c_quote(param("system")) + ", " +
-           c_quote(param("event")) + ")";
-  if (fam == "perf") return "STP_PROBE_PERF(" + ids + ")";
-  if (fam == "uprobe")
-    return (param("return") == "1" ? "STP_PROBE_URETPROBE(" : "STP_PROBE_UPROBE(") + ids + ")";
-  if (fam == "process") {
-    std::string ev = param("event");
-    std::string tp = ev == "begin"          ? "sched_process_exec"
-                     : ev == "thread.begin" ? "sched_process_fork"
-                                            : "sched_process_exit";
-    return "STP_PROBE_RAW_TP(" + ids + ", " + c_quote(tp) + ")";
+  using probes::ProbeKind;
+  switch (p.family.kind()) {
+    case ProbeKind::Timer:  // timer.profile (the interval timers are native)
+    case ProbeKind::Perf:
+      return "STP_PROBE_PERF(" + ids + ")";
+    case ProbeKind::Tracepoint: {
+      auto& tp = *p.family.get<probes::TracepointPoint>();
+      return "STP_PROBE_TRACEPOINT(" + ids + ", " + c_quote(tp.system) + ", " + c_quote(tp.event) +
+             ")";
+    }
+    case ProbeKind::Uprobe:
+      return (p.family.get<probes::UprobePoint>()->is_return ? "STP_PROBE_URETPROBE("
+                                                             : "STP_PROBE_UPROBE(") +
+             ids + ")";
+    case ProbeKind::Process: {
+      auto ev = p.family.get<probes::ProcessPoint>()->event;
+      std::string tp = ev == probes::ProcessPoint::Event::Begin         ? "sched_process_exec"
+                       : ev == probes::ProcessPoint::Event::ThreadBegin ? "sched_process_fork"
+                                                                        : "sched_process_exit";
+      return "STP_PROBE_RAW_TP(" + ids + ", " + c_quote(tp) + ")";
+    }
+    default:
+      break;
   }
-  throw TranslateError("probe family '" + fam + "' is not supported by the BPF backend yet",
+  throw TranslateError(std::string("probe family '") + p.family.name() +
+                           "' is not supported by the BPF backend yet",
                        p.point->tok);
 }
 
@@ -1264,7 +1269,6 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
   ProbeInfo info;
   info.id = id;
   info.family = p->family;
-  info.params = p->params;
   info.pp = p->point->str();
   info.pn = p->alias_name ? p->alias_name->str()
                           : (p->chain.empty() ? info.pp : p->chain.back()->str());
@@ -1273,10 +1277,10 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
   if (written && written->tok && written->tok->loc.file)
     info.location = written->tok->loc.file->name + ":" + std::to_string(written->tok->loc.line) +
                     ":" + std::to_string(written->tok->loc.column);
-  auto pr = p->params.find("priority");
-  if (pr != p->params.end()) info.priority = std::stoll(pr->second);
+  info.priority = p->family.priority();
 
-  const probes::TraceEvent* tp = a_.formats.of(*p);
+  // The tracepoint's record layout, as resolution read it from the format file.
+  const probes::TracepointPoint* tp = p->family.get<probes::TracepointPoint>();
   std::ostringstream body;
   info.native = a_.placement.of(*p) == passes::ProbeSide::Native;
   std::string macro = probe_macro(*p, id);
@@ -1285,7 +1289,7 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
   const passes::SyscallDispatch::Slot* dispatch = a_.dispatch.of(*p);
   bool via_dispatcher = dispatch != nullptr;
   bool sys_exit = via_dispatcher && dispatch->exit;
-  if (via_dispatcher) info.params["syscall_slot"] = std::to_string(dispatch->slot);
+  if (via_dispatcher) info.syscall_slot = dispatch->slot;
   body << (info.native ? "#ifdef __UKSTAP_NATIVE__\n" : "#ifdef __UKSTAP_BPF__\n");
   if (via_dispatcher) body << kReadSysrec;
   // The probe point can hold DWARF names and paths from the traced binary: c_comment escapes.

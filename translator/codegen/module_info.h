@@ -8,14 +8,17 @@
 #include <vector>
 
 #include "ast/ast.h"
+#include "probes/family_point.h"
 
 namespace ukstap::codegen {
 
 struct ProbeInfo {
   int id = 0;               // stp_probe_<id> in the generated C
   bool native = false;      // runs in user space (module.so): begin/end/error/interval timers
-  std::string family;       // DerivedProbe::family
-  std::map<std::string, std::string> params;  // DerivedProbe::params
+  probes::FamilyPoint family;  // DerivedProbe::family: the kind and its typed fields
+  // Behind the syscall dispatcher (a syscalls:sys_* tracepoint with TracepointPoint::
+  // syscall_nr): the probe's place among the probes of its number; -1 when attached directly.
+  int syscall_slot = -1;
   std::string pp;           // pp(): the concrete point
   std::string pn;           // pn(): the alias name or the point as written
   int64_t priority = 0;     // begin(N)/end(N)/error(N)

@@ -11,6 +11,7 @@
 
 #include "ast/ast.h"
 #include "driver/diagnostics.h"
+#include "probes/family_point.h"
 
 namespace ukstap {
 namespace codegen {
@@ -68,10 +69,9 @@ struct DerivedProbe {
   ast::Block* body = nullptr;    // alias prologues + body + epilogues, spliced
   std::vector<ast::Vardecl*> locals;
   ast::Expression* condition = nullptr;  // combined `if (...)` conditions; may be null
-  // The provider that serves it and the provider's parameters for later passes, e.g.
-  // family "tracepoint" with {"system","syscalls"}, {"event","sys_enter_openat"}.
-  std::string family;
-  std::map<std::string, std::string> params;
+  // The family that serves it and the family's typed fields for later passes, e.g. a
+  // probes::TracepointPoint{system "syscalls", event "sys_enter_openat", ...}.
+  probes::FamilyPoint family;
   // $variables the point offers: name (with '$') -> type text ("long", "string", "char const*").
   std::vector<std::pair<std::string, std::string>> target_vars;
 };

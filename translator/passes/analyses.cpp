@@ -11,7 +11,6 @@ int run_analyses(Session& s) {
   a->placement = place_probes(s);
   a->reach = compute_reachability(s, a->calls, a->placement);
   a->dispatch = plan_syscall_dispatch(s);
-  a->formats = read_tracepoint_formats(s);
   s.analyses = std::move(a);
   return 0;
 }

@@ -10,7 +10,6 @@
 #include "passes/probe_placement.h"
 #include "passes/reachability.h"
 #include "passes/syscall_dispatch.h"
-#include "passes/tracepoint_formats.h"
 
 namespace ukstap::passes {
 
@@ -19,7 +18,6 @@ struct Analyses {
   ProbePlacement placement;    // probe_placement.h: kernel, native or no side per probe
   Reachability reach;          // reachability.h: functions and globals per side, stack use
   SyscallDispatch dispatch;    // syscall_dispatch.h: the dispatcher policy and slots
-  TracepointFormats formats;   // tracepoint_formats.h: each tracepoint probe's record layout
 };
 
 // Runs the analyses into s.analyses. Returns the number of errors (reported through s.diag);

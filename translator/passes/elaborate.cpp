@@ -39,7 +39,6 @@ int derive_probe(Session& s, const SymbolTable& symbols, ast::Probe* probe,
       dp->alias_name = d.alias_name;
       dp->source = probe;
       dp->family = d.resolved.family;
-      dp->params = d.resolved.params;
       dp->target_vars = d.resolved.target_vars;
       dp->body = s.arena.node<ast::Block>(probe->body ? probe->body->tok : loc->tok);
       auto add_piece = [&](const ast::Block* b, ast::StapFile* f) {

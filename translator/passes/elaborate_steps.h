@@ -2,7 +2,7 @@
 //   derive probes (derive_probes.h) → resolve symbols → semantic checks → infer types →
 //   synthesize the end-of-run global display → (resolve + infer the display probes) →
 //   optimize → the deciding analyses (analyses.h: call graph, probe placement, reachability,
-//   syscall dispatch, tracepoint formats), whose typed results pass 3 reads.
+//   syscall dispatch), whose typed results pass 3 reads.
 // Each step reports its errors through s.diag and returns how many it found.
 #pragma once
 

@@ -127,7 +127,7 @@ std::vector<DerivedProbe*> add_global_display(Session& s, const SymbolTable&) {
       dp->chain = {loc};
       dp->source = p;
       dp->body = p->body;
-      dp->family = "end";
+      dp->family = probes::EndPoint{};
       added.push_back(dp);
     }
   }

@@ -38,8 +38,6 @@ std::string function_signature(const ast::Function& f) {
 
 std::string probe_signature(const DerivedProbe& p) {
   std::string s = p.point->str();
-  auto pc = p.params.find("pc_comment");
-  if (pc != p.params.end()) s += " /* " + pc->second + " */";
   std::string chain;
   std::string last = p.point->str();
   for (const auto* link : p.chain) {

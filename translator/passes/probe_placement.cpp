@@ -1,19 +1,14 @@
 #include "passes/probe_placement.h"
 
+#include "probes/family_point.h"
+
 namespace ukstap::passes {
 
 ProbeSide probe_side(const DerivedProbe& p) {
-  const std::string& fam = p.family;
-  if (fam == "never") return ProbeSide::None;
-  if (fam == "begin" || fam == "end" || fam == "error") return ProbeSide::Native;
-  // timer.profile samples on every CPU (a perf event); the interval timers tick in user space.
-  if (fam == "timer") {
-    auto kind = p.params.find("kind");
-    return kind != p.params.end() && kind->second == "profile" ? ProbeSide::Kernel
-                                                               : ProbeSide::Native;
-  }
-  // Everything else attaches in the kernel; a family pass 3 cannot translate is reported there.
-  return ProbeSide::Kernel;
+  // The kind table says (probes/probe_kind.h); timer points decide by their own fields: the
+  // interval timers tick in user space, timer.profile samples on every CPU (a perf event).
+  if (p.family.is(probes::ProbeKind::Never)) return ProbeSide::None;
+  return p.family.native() ? ProbeSide::Native : ProbeSide::Kernel;
 }
 
 ProbeSide ProbePlacement::of(const DerivedProbe& p) const {

@@ -273,7 +273,7 @@ class Resolver : public ast::TraversingVisitor {
     if (quiet) return ast::Type::Unknown;
     std::vector<std::string> alts;
     for (auto& [n, t] : vars) alts.push_back(n);
-    std::string kind = probe_->family == "tracepoint" ? "tracepoint variable" : "target variable";
+    std::string kind = probe_->family.is(probes::ProbeKind::Tracepoint) ? "tracepoint variable" : "target variable";
     std::string msg = "unable to find " + kind + " '" + name + "'";
     if (!alts.empty()) msg += " (alternatives: " + join(alts, " ") + ")";
     else msg += " (probe point " + probe_->point->str() + " has no target variables)";

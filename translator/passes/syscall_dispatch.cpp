@@ -2,20 +2,14 @@
 
 #include <algorithm>
 
+#include "probes/family_point.h"
+
 namespace ukstap::passes {
 
 bool dispatchable(const DerivedProbe& p) {
-  return p.family == "tracepoint" && p.params.count("syscall_nr");
+  auto* tp = p.family.get<probes::TracepointPoint>();
+  return tp && tp->syscall_nr >= 0;
 }
-
-namespace {
-
-bool is_sys_exit(const DerivedProbe& p) {
-  auto ev = p.params.find("event");
-  return ev != p.params.end() && ev->second.rfind("sys_exit", 0) == 0;
-}
-
-}  // namespace
 
 const SyscallDispatch::Slot* SyscallDispatch::of(const DerivedProbe& p) const {
   auto it = probes.find(&p);
@@ -34,8 +28,9 @@ SyscallDispatch plan_syscall_dispatch(const Session& s) {
   for (auto* p : s.probes) {
     if (!dispatchable(*p)) continue;
     SyscallDispatch::Slot slot;
-    slot.exit = is_sys_exit(*p);
-    slot.nr = std::stoi(p->params.at("syscall_nr"));
+    auto* tp = p->family.get<probes::TracepointPoint>();
+    slot.exit = tp->is_sys_exit();
+    slot.nr = tp->syscall_nr;
     slot.slot = next_slot[{slot.exit, slot.nr}]++;
     d.max_slots[slot.exit] = std::max(d.max_slots[slot.exit], slot.slot + 1);
     d.probes[p] = slot;

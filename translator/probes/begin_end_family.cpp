@@ -12,8 +12,11 @@ void build_simple(Session& s, const Match& m, std::vector<ResolvedPoint>& out) {
   const std::string& name = m.pattern->comps[0].name;
   ResolvedPoint rp;
   rp.point = make_point(s, *m.pp, concrete_components(m));
-  rp.family = name;
-  if (name != "never") rp.params["priority"] = std::to_string(m.num(name, 0));
+  int64_t priority = m.num(name, 0);
+  if (name == "begin") rp.family = BeginPoint{priority};
+  else if (name == "end") rp.family = EndPoint{priority};
+  else if (name == "error") rp.family = ErrorPoint{priority};
+  else rp.family = NeverPoint{};
   out.push_back(std::move(rp));
 }
 

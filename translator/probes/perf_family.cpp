@@ -58,32 +58,35 @@ void build_perf(Session& s, const Match& m, std::vector<ResolvedPoint>& out) {
   }
   ResolvedPoint rp;
   rp.point = make_point(s, *m.pp, concrete_components(m));
-  rp.family = "perf";
-  rp.params["type"] = std::to_string(type);
-  rp.params["config"] = std::to_string(config);
+  PerfPoint perf;
+  perf.type = static_cast<uint32_t>(type);
+  perf.config = static_cast<uint64_t>(config);
   if (m.has("hz")) {
     int64_t hz = m.num("hz");
     if (hz <= 0) throw SemanticError("invalid perf sample frequency " + std::to_string(hz), m.tok("hz"));
-    rp.params["freq"] = std::to_string(hz);
+    perf.freq = static_cast<uint64_t>(hz);
   } else {
     int64_t period = m.has("sample") ? m.num("sample") : kDefaultSamplePeriod;
     if (period <= 0)
       throw SemanticError("invalid perf sample period " + std::to_string(period), m.tok("sample"));
-    rp.params["sample_period"] = std::to_string(period);
+    perf.sample_period = static_cast<uint64_t>(period);
   }
-  if (m.has("process")) rp.params["process"] = m.str("process", "");  // "" = the -c/-x target
+  if (m.has("process")) {
+    perf.per_process = true;
+    perf.process_path = m.str("process", "");  // "" = the -c/-x target
+  }
   if (m.has("counter")) {
     std::string c = m.str("counter");
     if (c.empty()) throw SemanticError("empty perf counter name", m.tok("counter"));
-    rp.params["counter"] = c;
+    perf.counter = c;
   }
   // Hardware events need a CPU PMU; say so now, the backend reports it if the script runs.
   if ((type == 0 || type == 3) && !have_cpu_pmu()) {
-    rp.params["available"] = "0";
-    rp.params["unavailable_reason"] =
+    perf.unavailable_reason =
         "hardware perf events are not supported on this machine (no CPU PMU under "
         "/sys/bus/event_source/devices); use perf.sw.cpu_clock or timer.profile instead";
   }
+  rp.family = std::move(perf);
   out.push_back(std::move(rp));
 }
 

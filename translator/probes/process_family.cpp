@@ -19,12 +19,6 @@ namespace ukstap::probes {
 
 namespace {
 
-std::string hex(uint64_t v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 bool is_regular(const std::string& p) {
   struct stat st;
   return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -160,10 +154,14 @@ void build_lifecycle(Session& s, const Match& m, std::vector<ResolvedPoint>& out
   for (auto& t : targets(s, m, false)) {
     ResolvedPoint rp;
     rp.point = make_point(s, *m.pp, with_target(m, t));
-    rp.family = "process";
-    rp.params["event"] = event;  // "begin", "end", "thread.begin", "thread.end"
-    if (!t.path.empty()) rp.params["path"] = t.path;
-    if (t.pid) rp.params["pid"] = std::to_string(t.pid);
+    ProcessPoint pp;
+    pp.event = event == "begin"          ? ProcessPoint::Event::Begin
+               : event == "end"          ? ProcessPoint::Event::End
+               : event == "thread.begin" ? ProcessPoint::Event::ThreadBegin
+                                         : ProcessPoint::Event::ThreadEnd;
+    pp.path = t.path;
+    pp.pid = t.pid;
+    rp.family = std::move(pp);
     out.push_back(std::move(rp));
   }
 }
@@ -223,19 +221,20 @@ void build_function(Session& s, const Match& m, std::vector<ResolvedPoint>& out)
         if (c.functor == "function") c.str = text;
       ResolvedPoint rp;
       rp.point = make_point(s, *m.pp, comps);
-      rp.family = "uprobe";
-      rp.params["path"] = t.path;
-      rp.params["symbol"] = f.name;
-      rp.params["offset"] = hex(f.offset);
-      rp.params["address"] = hex(f.addr);
-      rp.params["size"] = std::to_string(f.size);
-      rp.params["return"] = is_return ? "1" : "0";
-      if (t.pid) rp.params["pid"] = std::to_string(t.pid);
-      if (f.has_dwarf) rp.params["debuginfo"] = info->debug_file;
+      UprobePoint up;
+      up.path = t.path;
+      up.symbol = f.name;
+      up.offset = f.offset;
+      up.address = f.addr;
+      up.size = f.size;
+      up.is_return = is_return;
+      up.pid = t.pid;
+      if (f.has_dwarf) up.debuginfo = info->debug_file;
       // Parameters in declaration order: at the entry point they are in the ABI's argument
       // registers, which is how the backend reads them.
       for (int k = 0; k < f.nparams && k < static_cast<int>(f.vars.size()); ++k)
-        rp.params["param" + std::to_string(k + 1)] = f.vars[k].first + ":" + f.vars[k].second;
+        up.params.push_back({f.vars[k].first, f.vars[k].second});
+      rp.family = std::move(up);
       if (is_return && !f.return_type.empty()) rp.target_vars.push_back({"$return", f.return_type});
       for (auto& v : f.vars) rp.target_vars.push_back(v);
       out.push_back(std::move(rp));
@@ -258,18 +257,13 @@ void build_mark(Session& s, const Match& m, std::vector<ResolvedPoint>& out) {
       }
       ResolvedPoint rp;
       rp.point = make_point(s, *m.pp, comps);
-      rp.family = "uprobe";
-      rp.params["sdt"] = "1";
-      rp.params["path"] = t.path;
-      rp.params["provider"] = n.provider;
-      rp.params["name"] = n.name;
-      rp.params["offset"] = hex(n.pc_offset);
-      rp.params["address"] = hex(n.pc);
-      rp.params["semaphore_offset"] = hex(n.semaphore_offset);
-      rp.params["args"] = n.args;
-      rp.params["nargs"] = std::to_string(n.nargs);
-      rp.params["return"] = "0";
-      if (t.pid) rp.params["pid"] = std::to_string(t.pid);
+      UprobePoint up;
+      up.path = t.path;
+      up.offset = n.pc_offset;
+      up.address = n.pc;
+      up.pid = t.pid;
+      up.sdt = SdtMark{n.provider, n.name, n.args, n.nargs, n.semaphore_offset};
+      rp.family = std::move(up);
       for (int i = 1; i <= n.nargs; ++i) rp.target_vars.push_back({"$arg" + std::to_string(i), "long"});
       out.push_back(std::move(rp));
     }

@@ -5,12 +5,12 @@
 #pragma once
 
 #include <iosfwd>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "ast/ast.h"
+#include "probes/family_point.h"
 
 namespace ukstap {
 class Session;
@@ -20,26 +20,11 @@ namespace ukstap::probes {
 
 struct ResolvedPoint {
   ast::ProbePoint* point = nullptr;  // concrete (no wildcards), allocated in the session arena
-  std::string family;                // "begin", "end", "error", "never", "timer", "tracepoint",
-                                     // "process", "uprobe", "perf"
-  std::map<std::string, std::string> params;  // for the backend, e.g. {"event","sys_enter_openat"}
+  FamilyPoint family;                // the family and its typed fields (family_point.h)
   // $variables: name with '$' -> type text ("long", "string", "char const*", ...)
   std::vector<std::pair<std::string, std::string>> target_vars;
 };
 
-// params by family (additive documentation; numbers are decimal unless written 0x...):
-//   begin/end/error: priority.  never: none.
-//   timer: kind = "hrtimer" (period_ns, randomize_ns; hz too for timer.hz), "jiffies"
-//          (jiffies, randomize_jiffies) or "profile".
-//   tracepoint: system, event, id, fields = "name:offset:size:signed:C type;" for every
-//          non-common_ field of the format file (target_vars skip __syscall_nr).
-//   process: event ("begin", "end", "thread.begin", "thread.end"), path and/or pid when given.
-//   uprobe (function): path, symbol, offset (file offset, 0x...), address (st_value), size,
-//          return ("0"/"1"), pid (process(PID)), debuginfo (file the DWARF came from).
-//   uprobe (mark): sdt = "1", path, provider, name, offset, address, semaphore_offset (0x0 when
-//          none), args (the note's "8@%rdi -4@%esi"), nargs, return = "0".
-//   perf: type, config, sample_period or freq, process ("" = the -c/-x target), counter;
-//          available = "0" + unavailable_reason when the machine lacks the PMU (hardware).
 // Resolves `pp` against the built-in families and appends every match to `out`.
 // Throws SemanticError (pointing at the offending component's token) when the family is unknown
 // ("probe point mismatch (similar: ...)"), when it is one this kernel cannot serve (kprobes,

@@ -17,9 +17,10 @@ void build_timer(Session& s, const Match& m, std::vector<ResolvedPoint>& out) {
   const std::string unit = m.pattern->comps[1].name;
   ResolvedPoint rp;
   rp.point = make_point(s, *m.pp, concrete_components(m));
-  rp.family = "timer";
+  TimerPoint timer;
   if (unit == "profile") {
-    rp.params["kind"] = "profile";
+    timer.kind = TimerPoint::Kind::Profile;
+    rp.family = timer;
     out.push_back(std::move(rp));
     return;
   }
@@ -31,16 +32,17 @@ void build_timer(Session& s, const Match& m, std::vector<ResolvedPoint>& out) {
       throw SemanticError("invalid interval for jiffies timer", tok);
     if (rand < 0 || rand > period)
       throw SemanticError("invalid randomize for jiffies timer", m.tok("randomize"));
-    rp.params["kind"] = "jiffies";
-    rp.params["jiffies"] = std::to_string(period);
-    rp.params["randomize_jiffies"] = std::to_string(rand);
+    timer.kind = TimerPoint::Kind::Jiffies;
+    timer.jiffies = period;
+    timer.randomize_jiffies = rand;
+    rp.family = timer;
     out.push_back(std::move(rp));
     return;
   }
   int64_t scale = 1;
   if (unit == "hz") {
     if (period <= 0) throw SemanticError("frequency must be greater than 0", tok);
-    rp.params["hz"] = std::to_string(period);
+    timer.hz = period;
     period = (1000000000 + period - 1) / period;
   } else {
     if (unit == "s" || unit == "sec") scale = 1000000000;
@@ -56,9 +58,10 @@ void build_timer(Session& s, const Match& m, std::vector<ResolvedPoint>& out) {
   period *= scale;
   rand *= scale;
   if (period < kMinNs) throw SemanticError(range, tok);
-  rp.params["kind"] = "hrtimer";
-  rp.params["period_ns"] = std::to_string(period);
-  rp.params["randomize_ns"] = std::to_string(rand);
+  timer.kind = TimerPoint::Kind::Hrtimer;
+  timer.period_ns = period;
+  timer.randomize_ns = rand;
+  rp.family = timer;
   out.push_back(std::move(rp));
 }
 

@@ -68,26 +68,24 @@ void build_tracepoint(Session& s, const Match& m, std::vector<ResolvedPoint>& ou
         if (c.functor == "trace") c.str = sys + ":" + ev;
       ResolvedPoint rp;
       rp.point = make_point(s, *m.pp, comps);
-      rp.family = "tracepoint";
-      rp.params["system"] = sys;
-      rp.params["event"] = ev;
-      rp.params["id"] = std::to_string(te->id);
+      TracepointPoint tp;
+      tp.system = sys;
+      tp.event = ev;
+      tp.id = te->id;
       // syscalls:sys_enter_NAME/sys_exit_NAME go through the syscall dispatcher when NAME's
       // number is known (docs/DESIGN.md "Syscall probes share one raw tracepoint").
       if (sys == "syscalls") {
         bool exit = ev.rfind("sys_exit_", 0) == 0;
         std::string name = ev.rfind("sys_enter_", 0) == 0 ? ev.substr(10) : exit ? ev.substr(9) : "";
         int nr = name.empty() ? -1 : syscall_number(name, s.tapset_dirs());
-        if (nr >= 0 && syscall_record_layout(*te, exit)) rp.params["syscall_nr"] = std::to_string(nr);
+        if (nr >= 0 && syscall_record_layout(*te, exit)) tp.syscall_nr = nr;
       }
-      std::string fields;
       for (auto& f : te->fields) {
         if (f.name.rfind("common_", 0) == 0) continue;
-        fields += f.name + ":" + std::to_string(f.offset) + ":" + std::to_string(f.size) + ":" +
-                  (f.is_signed ? "1" : "0") + ":" + f.type + ";";
+        tp.fields.push_back(f);
         if (trace_field_visible(f)) rp.target_vars.push_back({"$" + f.name, trace_field_type_text(f)});
       }
-      rp.params["fields"] = fields;
+      rp.family = std::move(tp);
       out.push_back(std::move(rp));
     }
   }
