@@ -48,7 +48,7 @@ void VmaMirror::remove(int tgid, TrackerStats& stats) {
   if (fd_ < 0 || written_.erase(tgid) == 0) return;
   const uint32_t key = static_cast<uint32_t>(tgid);
   // ENOENT is no loss: the kernel side drops a process's value itself at exec
-  // (stp_rt_exec_seed in bpf/stp_bpf_ustack.h).
+  // (stp_rt_exec_seed in bpf/stp_bpf_kvma_cache.h).
   if (bpf_map_delete_elem(fd_, &key) != 0 && errno != ENOENT) ++stats.mirror_errors;
 }
 

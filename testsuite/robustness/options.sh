@@ -1,7 +1,7 @@
 #!/bin/bash
 # Option values out of what the runtime can do: one line naming the option (plus the --help
 # hint, as every usage error), exit status 1, and nothing compiled or attached. The accepted
-# ranges come from the runtime (runtime/common/stp_limits.h, runtime/unwind/stp_unwind.h) and
+# ranges come from the runtime (runtime/common/stp_limits.h) and
 # from what the kernel loads; the edges that are accepted are run to show they really work.
 . "$(dirname "$0")/../e2e-lib.sh"
 

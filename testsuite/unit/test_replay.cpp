@@ -2,7 +2,7 @@
 // here) unwound natively by the portable stepper (runtime/unwind/stp_cfi_step.h, the code the BPF
 // module runs) over tables from unwind-tables/ compile_cfi, with libunwind's unw_backtrace taken
 // at the same spot as the independent truth. The walk below mirrors stp_uwalk_frame in
-// runtime/bpf/stp_bpf_ustack.h: frame 0 is the exact pc, later frames look up pc-1 unless the
+// runtime/bpf/stp_bpf_uwalk.h: frame 0 is the exact pc, later frames look up pc-1 unless the
 // previous step came out of a signal frame, a pc without a table (no mapping, no FDE, a NO_FDE gap
 // row) takes one frame-pointer step and marks the rest inexact, and any failure stops the walk.
 //
@@ -629,7 +629,7 @@ TEST_CASE("replay: a corrupted return address ends the exact walk there", "[repl
               kCorrupt, bad.pcs.size(), bad.pcs.size() - kCorrupt - 1, kStopNames[bad.stop & STP_STOP_MASK]);
 }
 
-// Fixed (runtime/bpf/stp_bpf_ustack.h, stp_uwalk_frame): a pc in no mapping at all used to take
+// Fixed (runtime/bpf/stp_bpf_uwalk.h, stp_uwalk_frame): a pc in no mapping at all used to take
 // the frame-pointer fallback like JIT code would, but after a DWARF walk through
 // -fomit-frame-pointer code rbp is whatever the program keeps there (often a pointer to a stack
 // object), so the fallback reads a "frame record" out of that object and invents frames (seen with

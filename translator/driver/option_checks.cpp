@@ -27,7 +27,7 @@ struct LimitRange {
 //    above 8192 clang cannot compile the BPF string copies (memset of a map value).
 //  - MAXMAPENTRIES: BPF hash maps are preallocated; 4194304 entries of the default string
 //    key load, the kernel refuses sizes far beyond.
-//  - MAXBACKTRACE: runtime/unwind/stp_unwind.h accepts 1..1024.
+//  - MAXBACKTRACE: runtime/common/stp_limits.h accepts 1..1024.
 const LimitRange kLimits[] = {
     {"MAXSTRINGLEN", 16, 8192, true, "a power of two from 16 to 8192"},
     {"MAXMAPENTRIES", 1, 4194304, false, "1 to 4194304"},
