@@ -28,57 +28,20 @@
 #include "probes/probe_kind.h"
 #include "probes/provider.h"
 #include "probes/tracefs.h"
+#include "probe_points.h"
 #include "test_util.h"
 
 using namespace ukstap;
 using probes::ProbeKind;
 using probes::ResolvedPoint;
+using Comp = test::C;
+using test::as;
+using test::resolve;
 using ukstap::test::run;
 using ukstap::test::TempDir;
 
 namespace {
 
-// One component of a probe point: functor, and a number or string argument.
-struct Comp {
-  std::string functor;
-  enum { None, Num, Str } kind = None;
-  int64_t num = 0;
-  std::string str;
-  Comp(const char* f) : functor(f) {}
-  Comp(const char* f, int n) : functor(f), kind(Num), num(n) {}
-  Comp(const char* f, const char* s) : functor(f), kind(Str), str(s) {}
-  Comp(const char* f, const std::string& s) : functor(f), kind(Str), str(s) {}
-};
-
-std::vector<ResolvedPoint> resolve(Session& s, const std::vector<Comp>& comps) {
-  auto* pp = s.arena.make<ast::ProbePoint>();
-  pp->tok = s.arena.token(Token{TokenKind::Identifier, comps[0].functor, {}, nullptr});
-  for (auto& c : comps) {
-    ast::ProbePointComponent pc;
-    pc.functor = c.functor;
-    pc.tok = s.arena.token(Token{TokenKind::Identifier, c.functor, {}, nullptr});
-    if (c.kind == Comp::Num) {
-      auto* n = s.arena.node<ast::LiteralNumber>(pc.tok);
-      n->value = c.num;
-      pc.arg = n;
-    } else if (c.kind == Comp::Str) {
-      auto* n = s.arena.node<ast::LiteralString>(pc.tok);
-      n->value = c.str;
-      pc.arg = n;
-    }
-    pp->components.push_back(pc);
-  }
-  std::vector<ResolvedPoint> out;
-  probes::resolve_builtin(s, *pp, out);
-  return out;
-}
-
-template <class T>
-const T& as(const ResolvedPoint& r) {
-  const T* t = r.family.get<T>();
-  REQUIRE(t != nullptr);
-  return *t;
-}
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);

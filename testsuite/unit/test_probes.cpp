@@ -1,5 +1,6 @@
 // translator/probes/: built-in probe families, checked against independent truth (tracefs
 // directory listings, binutils readelf on binaries compiled here, hand-written formats).
+#include "probe_points.h"
 #include "test_util.h"
 #include <dirent.h>
 #include <sys/stat.h>
@@ -24,56 +25,13 @@
 
 using namespace ukstap;
 using probes::ResolvedPoint;
+using test::C;
+using test::as;
+using test::point;
+using test::resolve;
 
 namespace {
 
-// The typed fields of a resolved point of family T (fails the test when it is another family).
-template <class T>
-const T& as(const ResolvedPoint& r) {
-  const T* t = r.family.get<T>();
-  REQUIRE(t != nullptr);
-  return *t;
-}
-
-// One component of a hand-built probe point: functor, and a number or string argument.
-struct C {
-  std::string functor;
-  enum { None, Num, Str } kind = None;
-  int64_t num = 0;
-  std::string str;
-  C(const char* f) : functor(f) {}
-  C(const char* f, int64_t n) : functor(f), kind(Num), num(n) {}
-  C(const char* f, int n) : functor(f), kind(Num), num(n) {}
-  C(const char* f, const char* s) : functor(f), kind(Str), str(s) {}
-  C(const char* f, const std::string& s) : functor(f), kind(Str), str(s) {}
-};
-
-ast::ProbePoint* point(Session& s, std::vector<C> comps) {
-  auto* pp = s.arena.make<ast::ProbePoint>();
-  pp->tok = s.arena.token(Token{TokenKind::Identifier, comps[0].functor, {}, nullptr});
-  for (auto& c : comps) {
-    ast::ProbePointComponent pc;
-    pc.functor = c.functor;
-    pc.tok = s.arena.token(Token{TokenKind::Identifier, c.functor, {}, nullptr});
-    if (c.kind == C::Num) {
-      auto* n = s.arena.node<ast::LiteralNumber>(pc.tok);
-      n->value = c.num;
-      pc.arg = n;
-    } else if (c.kind == C::Str) {
-      auto* n = s.arena.node<ast::LiteralString>(pc.tok);
-      n->value = c.str;
-      pc.arg = n;
-    }
-    pp->components.push_back(pc);
-  }
-  return pp;
-}
-
-std::vector<ResolvedPoint> resolve(Session& s, std::vector<C> comps) {
-  std::vector<ResolvedPoint> out;
-  probes::resolve_builtin(s, *point(s, std::move(comps)), out);
-  return out;
-}
 
 std::string error_of(Session& s, std::vector<C> comps) {
   try {
