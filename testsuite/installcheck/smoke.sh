@@ -39,7 +39,7 @@ HIDING=no
 if [ "$(id -u)" = 0 ] && [ -n "$UKSTAP_HIDE" ] && unshare -m true 2> /dev/null; then HIDING=yes; fi
 in_place() {
   if [ $HIDING = no ]; then (cd "$EMPTY" && exec "$@"); return; fi
-  UKSTAP_KEEP="$BINDIR $UKSTAP_PKGDATADIR" STASH="$T_TMP/stash" EMPTY="$EMPTY" \
+  UKSTAP_KEEP="$BINDIR $UKSTAP_PKGDATADIR" UKSTAP_HIDE="$UKSTAP_HIDE" STASH="$T_TMP/stash" EMPTY="$EMPTY" \
     unshare -m --propagation private bash -c '
       set -e
       i=0
