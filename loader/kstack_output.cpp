@@ -71,19 +71,25 @@ void KernelStacks::walk(const std::vector<uint64_t>& pcs, int flags, std::vector
     // Kernel text does not move and the table is read once: a frame depends on its pc, the
     // flags and whether it is a return address only. Profiles repeat the same frames.
     FrameKey key{pcs[i], (uint32_t)flags << 1 | (i > 0 ? 1u : 0u)};
-    auto hit = frame_cache_.find(key);
-    if (hit != frame_cache_.end()) {
-      if (hit->second.frame.name.empty()) ++unresolved_frames;
-      if (out) out->push_back(hit->second.frame);
-      if (text) *text += hit->second.text;
+    if (out) {  // a profile sample: Frames
+      auto hit = frame_cache_.find(key);
+      if (hit == frame_cache_.end()) {
+        if (frame_cache_.size() > 200000) frame_cache_.clear();
+        hit = frame_cache_.emplace(key, resolve(pcs[i], i > 0)).first;
+      }
+      if (hit->second.name.empty()) ++unresolved_frames;
+      out->push_back(hit->second);
+      if (text) *text += format_one(hit->second, flags);
       continue;
     }
-    Frame f = resolve(pcs[i], i > 0);
-    std::string t = format_one(f, flags);
-    if (text) *text += t;
-    if (out) out->push_back(f);
-    if (frame_cache_.size() > 200000) frame_cache_.clear();
-    frame_cache_.emplace(key, Cached{std::move(f), std::move(t)});
+    auto hit = text_cache_.find(key);
+    if (hit == text_cache_.end()) {
+      Frame f = resolve(pcs[i], i > 0);
+      if (text_cache_.size() > 200000) text_cache_.clear();
+      hit = text_cache_.emplace(key, CachedText{format_one(f, flags), f.name.empty()}).first;
+    }
+    if (hit->second.unresolved) ++unresolved_frames;
+    if (text) *text += hit->second.text;
   }
 }
 

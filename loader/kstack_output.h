@@ -78,11 +78,14 @@ class KernelStacks {
   struct FrameKeyHash {
     size_t operator()(const FrameKey& k) const { return std::hash<uint64_t>()(k.pc * 31 + k.bits); }
   };
-  struct Cached {
-    Frame frame;
+  // A run prints text or collects profile samples, never both: each has its cache, so a text
+  // run's entries stay as small as its text (a Frame's strings would double them).
+  struct CachedText {
     std::string text;
+    bool unresolved = false;
   };
-  std::unordered_map<FrameKey, Cached, FrameKeyHash> frame_cache_;
+  std::unordered_map<FrameKey, CachedText, FrameKeyHash> text_cache_;
+  std::unordered_map<FrameKey, Frame, FrameKeyHash> frame_cache_;
 };
 
 }  // namespace ukstap::loader

@@ -126,12 +126,19 @@ void UserStacks::walk(int pid, uint64_t t_ns, const std::vector<Pc>& pcs, int fl
     const vma::Mapping* m = p ? tracker_.lookup(p, pc, t_ns) : nullptr;
     FrameKey key{m ? m->serial : 0, pc,
                  (uint32_t)flags << 2 | (i > 0 ? 2u : 0u) | (pcs[i].inexact ? 1u : 0u)};
-    if (m) {
+    if (m && frames) {  // a profile sample: Frames
       auto hit = frame_cache_.find(key);
       if (hit != frame_cache_.end()) {
         ++this->frames;
-        if (frames) frames->push_back(hit->second.frame);
-        if (text) *text += hit->second.text;
+        frames->push_back(hit->second);
+        if (text) *text += format_one(hit->second, flags);
+        continue;
+      }
+    } else if (m) {
+      auto hit = text_cache_.find(key);
+      if (hit != text_cache_.end()) {
+        ++this->frames;
+        if (text) *text += hit->second;
         continue;
       }
     }
@@ -148,10 +155,13 @@ void UserStacks::walk(int pid, uint64_t t_ns, const std::vector<Pc>& pcs, int fl
     if (r.name.empty()) ++unresolved_frames;
     std::string t = format_one(r, flags);
     if (text) *text += t;
-    if (m) {
+    if (m && frames) {
       if (frame_cache_.size() >= kFrameCacheMax) frame_cache_.clear();
-      if (frames) frames->push_back(r);
-      frame_cache_.emplace(key, Cached{std::move(r), std::move(t)});
+      frames->push_back(r);
+      frame_cache_.emplace(key, std::move(r));
+    } else if (m) {
+      if (text_cache_.size() >= kFrameCacheMax) text_cache_.clear();
+      text_cache_.emplace(key, std::move(t));
     } else if (frames) {
       frames->push_back(std::move(r));
     }

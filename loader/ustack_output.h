@@ -95,11 +95,10 @@ class UserStacks {
   // Bounds the cache (a busy system's short processes each bring new addresses): cleared when
   // it reaches this many entries (~300 bytes each).
   static constexpr size_t kFrameCacheMax = 65536;
-  struct Cached {
-    Frame frame;
-    std::string text;
-  };
-  std::unordered_map<FrameKey, Cached, FrameKeyHash> frame_cache_;
+  // A run prints text or collects profile samples, never both: each has its cache, so a text
+  // run's entries stay as small as its text (a Frame's strings would double them).
+  std::unordered_map<FrameKey, std::string, FrameKeyHash> text_cache_;
+  std::unordered_map<FrameKey, Frame, FrameKeyHash> frame_cache_;
   uint64_t drained_at_ns_ = 0;  // events before this time: their mappings are all known
 
   vma::Tracker& tracker_;
