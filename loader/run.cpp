@@ -377,14 +377,6 @@ int Runner::run() {
   loader::install_interrupt_handlers();
   loader::exit_on_interrupt(true);
   ::signal(SIGPIPE, SIG_IGN);
-  // Each perf-event probe holds four descriptors (program, event, link, the closer's reference):
-  // `probe syscall.*` as 361 tracepoints needs ~1,500, over the usual soft limit of 1,024. As
-  // perf does, the soft limit goes up to the hard one.
-  struct rlimit nofile;
-  if (::getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
-    nofile.rlim_cur = nofile.rlim_max;
-    ::setrlimit(RLIMIT_NOFILE, &nofile);
-  }
 
   std::string why;
   if (!out_.open(s_.opts.output_file, why)) {
@@ -406,6 +398,15 @@ int Runner::run() {
       return 1;
     }
     target_pid_ = s_.opts.target_pid;
+  }
+  // Each perf-event probe holds four descriptors (program, event, link, the closer's reference):
+  // `probe syscall.*` as 361 tracepoints needs ~1,500, over the usual soft limit of 1,024. The
+  // soft limit goes up to the hard one, for ukstap only: the -c command was forked above and
+  // keeps the limit it was given.
+  struct rlimit nofile;
+  if (::getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+    nofile.rlim_cur = nofile.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &nofile);
   }
 
   if (m_.uses_user_stacks && !stacks_.start_user(target_pid_, target_.path(), out_, why))

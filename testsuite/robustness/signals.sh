@@ -98,6 +98,9 @@ else
   t "hard limit of $hard open files: the error says ulimit -n" 1 '' 'ulimit -n is' -- \
     "$UKSTAP" -T 1 -D STP_SYSCALL_DISPATCH=0 -e "$SYS"
 fi
+# The -c command keeps the limit it was given (ukstap raises only its own).
+t "soft limit of 1,024: the -c command still has 1,024" 0 $'1024\n' '' -- \
+  bash -c "ulimit -Sn 1024 && \"\$0\" -T 30 -e 'probe begin { }' -c 'sh -c \"ulimit -Sn\"'" "$UKSTAP"
 
 # --- pass 4: a script nobody compiled before, in a fresh cache -------------------------------
 # The compiler's pid comes from /proc (a clang whose parent is this ukstap); the temporary

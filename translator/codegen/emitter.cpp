@@ -1248,7 +1248,10 @@ std::string Emitter::probe_macro(const DerivedProbe& p, int id) {
                                                                         : "sched_process_exit";
       return "STP_PROBE_RAW_TP(" + ids + ", " + c_quote(tp) + ")";
     }
-    default:
+    case ProbeKind::Begin:  // native (above); never: not emitted. No default: -Wswitch
+    case ProbeKind::End:    // names a new kind without its case here.
+    case ProbeKind::Error:
+    case ProbeKind::Never:
       break;
   }
   throw TranslateError(std::string("probe family '") + p.family.name() +

@@ -3,12 +3,17 @@
 
 #include "codegen/emitter.h"
 #include "driver/passes.h"
+#include "passes/call_graph.h"
 
 namespace ukstap {
 
 int pass3_translate(Session& s) {
   if (!s.analyses) {  // pass2_elaborate sets them; a caller that skipped it gets one clear line
     s.diag.semantic_error(SemanticError("internal error: pass 3 has no pass-2 analyses"));
+    return 1;
+  }
+  if (passes::report_recursion(s, s.analyses->calls)) {
+    s.diag.summarize_semantic_errors();
     return 1;
   }
   s.module = std::make_shared<codegen::ModuleInfo>();

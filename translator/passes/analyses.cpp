@@ -7,7 +7,7 @@ namespace ukstap::passes {
 int run_analyses(Session& s) {
   s.analyses.reset();
   auto a = std::make_shared<Analyses>();
-  if (int errors = check_call_graph(s, a->calls)) return errors;
+  a->calls = build_call_graph(s);
   a->placement = place_probes(s);
   a->reach = compute_reachability(s, a->calls, a->placement);
   a->dispatch = plan_syscall_dispatch(s);

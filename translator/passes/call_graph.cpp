@@ -62,12 +62,11 @@ CallGraph build_call_graph(const Session& s) {
   return g;
 }
 
-int check_call_graph(Session& s, CallGraph& out) {
-  out = build_call_graph(s);
-  if (!out.recursive) return 0;
+int report_recursion(Session& s, const CallGraph& g) {
+  if (!g.recursive) return 0;
   s.diag.semantic_error(SemanticError("recursive function calls are not supported yet (function '" +
-                                          out.recursive->name + "')",
-                                      out.recursive->tok));
+                                          g.recursive->name + "')",
+                                      g.recursive->tok));
   return 1;
 }
 

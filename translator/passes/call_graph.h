@@ -26,8 +26,11 @@ struct CallGraph {
 // Builds the graph of s.functions and s.probes and looks for a cycle.
 CallGraph build_call_graph(const Session& s);
 
-// Builds the graph into `out`; a cycle is reported as "recursive function calls are not
-// supported yet (function 'NAME')" at NAME's declaration. Returns the number of errors.
-int check_call_graph(Session& s, CallGraph& out);
+// Pass 3's refusal of a cycle (one frame per function cannot hold recursion): "recursive
+// function calls are not supported yet (function 'NAME')" at NAME's declaration. Returns the
+// number of errors. Not a pass-2 error: SystemTap accepts recursion (bounded at run time by
+// MAXNESTING), so `-p2` of such a script succeeds as in stap; only ukstap's code generation
+// cannot do it yet.
+int report_recursion(Session& s, const CallGraph& g);
 
 }  // namespace ukstap::passes

@@ -6,14 +6,6 @@ namespace ukstap::passes {
 
 namespace {
 
-struct GlobalFinder : ast::TraversingVisitor {
-  std::set<const ast::Vardecl*>* out = nullptr;
-  void visit(ast::Symbol& e) override {
-    if (e.referent && e.referent->is_global) out->insert(e.referent);
-    TraversingVisitor::visit(e);
-  }
-};
-
 bool mentions(const std::string& code, const char* a, const char* b) {
   return code.find(a) != std::string::npos || code.find(b) != std::string::npos;
 }
@@ -34,7 +26,6 @@ Reachability compute_reachability(const Session& s, const CallGraph& calls,
         if (!set.insert(f).second) return;
         for (auto* g : calls.of(f)) reach(g, set);
       };
-  GlobalFinder globals;
   for (auto* p : s.probes) {
     ProbeSide side = placement.of(*p);
     if (side == ProbeSide::None) continue;
@@ -42,16 +33,8 @@ Reachability compute_reachability(const Session& s, const CallGraph& calls,
     auto it = calls.probe_callees.find(p);
     if (it != calls.probe_callees.end())
       for (auto* f : it->second) reach(f, native ? r.native_functions : r.kernel_functions);
-    globals.out = native ? &r.native_globals : &r.kernel_globals;
-    if (p->body) p->body->accept(globals);
-    if (p->condition) p->condition->accept(globals);
   }
   for (auto* f : s.functions) {
-    for (bool native : {false, true}) {
-      if (!(native ? r.native_functions : r.kernel_functions).count(f)) continue;
-      globals.out = native ? &r.native_globals : &r.kernel_globals;
-      if (f->body) f->body->accept(globals);
-    }
     if (!f->has_embedded_body() || !(r.kernel_functions.count(f) || r.native_functions.count(f)))
       continue;
     const std::string& code = static_cast<const ast::EmbeddedCode*>(f->body)->code;

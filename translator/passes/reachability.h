@@ -1,6 +1,5 @@
 // Pass 2: what the handlers of each side reach. A function is compiled once for each side
-// whose probes call it (directly or through other functions); the globals each side reads or
-// writes are recorded with it. Pass 5 starts the user-stack machinery (VMA tracker,
+// whose probes call it (directly or through other functions). Pass 5 starts the user-stack machinery (VMA tracker,
 // symbolizer) or reads /proc/kallsyms only when a reachable function emits such stacks.
 #pragma once
 
@@ -13,7 +12,6 @@ namespace ukstap::passes {
 
 struct Reachability {
   std::set<const ast::Function*> kernel_functions, native_functions;
-  std::set<const ast::Vardecl*> kernel_globals, native_globals;
   // Some reachable embedded-C function emits user stacks or symbols (_stp_ustack_*,
   // _stp_usym_*), or kernel ones (_stp_kstack_*, _stp_ksym_*).
   bool uses_user_stacks = false;
