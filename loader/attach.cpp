@@ -25,19 +25,30 @@ bool typed(AttachContext& cx, const ProbeInfo& p, struct bpf_program* prog) {
   return Attach(cx, *point, p, prog);
 }
 
-// Indexed by probes::ProbeKind; null: the kind has no kernel program (runs natively, or never).
-constexpr Entry kAttach[] = {
-    nullptr,                                                 // Begin
-    nullptr,                                                 // End
-    nullptr,                                                 // Error
-    nullptr,                                                 // Never
-    typed<probes::TimerPoint, attach_timer>,                 // Timer (timer.profile)
-    typed<probes::TracepointPoint, attach_tracepoint>,       // Tracepoint
-    typed<probes::ProcessPoint, attach_process>,             // Process
-    typed<probes::UprobePoint, attach_uprobe>,               // Uprobe
-    typed<probes::PerfPoint, attach_perf>,                   // Perf
+// One row per probes::ProbeKind, in the enum's order (checked below); null: the kind has no
+// kernel program (runs natively, or never).
+struct Row {
+  probes::ProbeKind kind;
+  Entry attach;
 };
-static_assert(std::size(kAttach) == probes::kProbeKindCount);
+constexpr Row kAttach[] = {
+    {probes::ProbeKind::Begin, nullptr},
+    {probes::ProbeKind::End, nullptr},
+    {probes::ProbeKind::Error, nullptr},
+    {probes::ProbeKind::Never, nullptr},
+    {probes::ProbeKind::Timer, typed<probes::TimerPoint, attach_timer>},  // timer.profile
+    {probes::ProbeKind::Tracepoint, typed<probes::TracepointPoint, attach_tracepoint>},
+    {probes::ProbeKind::Process, typed<probes::ProcessPoint, attach_process>},
+    {probes::ProbeKind::Uprobe, typed<probes::UprobePoint, attach_uprobe>},
+    {probes::ProbeKind::Perf, typed<probes::PerfPoint, attach_perf>},
+};
+constexpr bool rows_in_order() {
+  for (size_t i = 0; i < std::size(kAttach); ++i)
+    if (static_cast<size_t>(kAttach[i].kind) != i) return false;
+  return true;
+}
+static_assert(std::size(kAttach) == probes::kProbeKindCount, "one row per probe kind");
+static_assert(rows_in_order(), "rows in probes::ProbeKind's order");
 
 }  // namespace
 
@@ -49,7 +60,7 @@ bool keep_link(AttachContext& cx, struct bpf_link* l) {
 
 bool attach_probe(AttachContext& cx, const ProbeInfo& p, struct bpf_program* prog) {
   errno = 0;
-  Entry entry = kAttach[static_cast<size_t>(p.family.kind())];
+  Entry entry = kAttach[static_cast<size_t>(p.family.kind())].attach;
   if (!entry || p.native) {
     errno = EINVAL;
     return false;
