@@ -162,7 +162,17 @@ static __always_inline int64_t stp__tp_long(void *ctx, int off, int size, int is
  * rebuilt record (the generated file redefines it around those probes). */
 #define STP__TPREC ctx
 #define STP_TP_LONG(c, off, size, is_signed) stp__tp_long(STP__TPREC, (off), (size), (is_signed))
-#define STP_TP_STR(c, dst, off) stp__str_copy((dst), (char *)STP__TPREC + (off))
+/* char NAME[SIZE]: at most SIZE characters (a full array has no NUL of its own). n is a
+ * constant: SIZE + 1 for the NUL, at most STP_MAXSTRINGLEN. */
+static __always_inline void stp__tp_fixed_str(void *rec, char *dst, int off, int n)
+{
+  unsigned long base = stp__launder((uint64_t)(unsigned long)rec);
+  if (bpf_probe_read_kernel_str(dst, n, (const void *)(base + off)) < 0)
+    dst[0] = '\0';
+}
+#define STP_TP_STR(c, dst, off, size)                                                         \
+  stp__tp_fixed_str(STP__TPREC, (dst), (off),                                                 \
+                    (size) < STP_MAXSTRINGLEN ? (size) + 1 : STP_MAXSTRINGLEN)
 /* __data_loc char[]: u32 at off = (length << 16) | offset from the record start. */
 static __always_inline void stp__tp_dataloc_str(void *ctx, char *dst, int off)
 {

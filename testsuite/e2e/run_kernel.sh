@@ -466,4 +466,10 @@ verifier_leaks() {
 }
 t "verifier-rejected script leaves nothing behind" 0 '' '' -- verifier_leaks
 t "verifier-rejected: no uprobe/kprobe left in tracefs" 0 "${TRACEFS_BEFORE:+$TRACEFS_BEFORE$NL}" '' -- tracefs_probes
+# A char[16] tracepoint field: sched_process_fork's $parent_comm against execname(), which the
+# kernel fills from the task itself (bpf_get_current_comm), not from the record. It did not
+# compile before (the emitted STP_TP_STR had 4 arguments, the runtime's 3).
+t "char[] field: \$parent_comm of sched_process_fork = execname() (sh)" 0 $'sh sh\n' '' -- \
+  "$UKSTAP" -T 30 -e 'probe kernel.trace("sched:sched_process_fork") { if ($parent_pid == target()) { printf("%s %s\n", $parent_comm, execname()); exit() } }' \
+  -c 'sh -c "/bin/true & wait"'
 t_done
