@@ -197,7 +197,7 @@ TEST_CASE("codegen: a tracepoint probe is a program in tracepoint/SYSTEM/EVENT; 
           "[codegen]") {
   int offset = tracefs_offset("sched", "sched_switch", "prev_pid");
   if (offset < 0) {
-    WARN("no readable tracefs sched:sched_switch format: skipped");
+    ukstap::test::skip_outside_ci("no readable tracefs sched:sched_switch format");
     return;
   }
   Script t("global n\nprobe kernel.trace(\"sched:sched_switch\") { n += $prev_pid }");
@@ -242,7 +242,7 @@ TEST_CASE("codegen: two syscall probes go through the dispatcher: raw_tp program
           "syscall number",
           "[codegen]") {
   if (!have_syscall_events()) {
-    WARN("no syscalls:sys_enter_openat/close tracepoints: skipped");
+    ukstap::test::skip_outside_ci("no syscalls:sys_enter_openat/close tracepoints");
     return;
   }
   Script t(kOpenatClose);
@@ -267,7 +267,7 @@ TEST_CASE("codegen: two syscall probes go through the dispatcher: raw_tp program
 TEST_CASE("codegen: -D STP_SYSCALL_DISPATCH=0 keeps one tracepoint program per syscall event",
           "[codegen]") {
   if (!have_syscall_events()) {
-    WARN("no syscalls:sys_enter_openat/close tracepoints: skipped");
+    ukstap::test::skip_outside_ci("no syscalls:sys_enter_openat/close tracepoints");
     return;
   }
   Script t(kOpenatClose, {{"STP_SYSCALL_DISPATCH", "0"}});
@@ -283,7 +283,7 @@ TEST_CASE("codegen: -D STP_SYSCALL_DISPATCH=0 keeps one tracepoint program per s
 TEST_CASE("codegen: dispatch policy: one syscall probe alone is not dispatched unless asked",
           "[codegen]") {
   if (!have_syscall_events()) {
-    WARN("no syscalls:sys_enter_openat/close tracepoints: skipped");
+    ukstap::test::skip_outside_ci("no syscalls:sys_enter_openat/close tracepoints");
     return;
   }
   const char* one = "global n\nprobe kernel.trace(\"syscalls:sys_enter_openat\") { n++ }";
@@ -304,7 +304,7 @@ TEST_CASE("codegen: dispatch policy: one syscall probe alone is not dispatched u
 TEST_CASE("codegen: probes of one syscall take one slot each; a dispatcher program per slot",
           "[codegen]") {
   if (!have_syscall_events() || tracefs_offset("syscalls", "sys_exit_openat", "ret") < 0) {
-    WARN("no syscalls:sys_enter/exit_openat tracepoints: skipped");
+    ukstap::test::skip_outside_ci("no syscalls:sys_enter/exit_openat tracepoints");
     return;
   }
   Script t("global n\nprobe kernel.trace(\"syscalls:sys_enter_openat\") { n++ }\n"
@@ -362,7 +362,7 @@ TEST_CASE("codegen: an SDT mark is a uprobe program", "[codegen]") {
     }
   }
   if (binary.empty()) {
-    WARN("no binary with SDT notes here: skipped");
+    ukstap::test::skip_outside_ci("no binary with SDT notes here");
     return;
   }
   Script t("global n\nprobe process(\"" + binary + "\").mark(\"" + mark + "\") { n++ }");

@@ -112,7 +112,7 @@ TEST_CASE("probe kinds: one table row per kind, in order, with the side each run
 
 TEST_CASE("tracepoint fields and id: tracefs's own files", "[probes][kinds][tracepoint]") {
   if (geteuid() != 0) {
-    WARN("skipping: tracefs needs root");
+    ukstap::test::skip_outside_ci("tracefs needs root");
     return;
   }
   std::ostringstream err;
@@ -157,7 +157,7 @@ TEST_CASE("tracepoint fields and id: tracefs's own files", "[probes][kinds][trac
 
 TEST_CASE("uprobe fields: nm and readelf on a binary built here", "[probes][kinds][uprobe]") {
   if (!ukstap::test::sh("gcc --version >/dev/null 2>&1")) {
-    WARN("skipping: no gcc");
+    ukstap::test::skip_outside_ci("no gcc");
     return;
   }
   TempDir tmp("kinds");
@@ -208,7 +208,7 @@ TEST_CASE("uprobe fields: nm and readelf on a binary built here", "[probes][kind
 
 TEST_CASE("SDT marks: semaphore and arguments as readelf -n prints them", "[probes][kinds][sdt]") {
   if (!ukstap::test::sh("echo '#include <sys/sdt.h>' | gcc -E -x c - >/dev/null 2>&1")) {
-    WARN("skipping: <sys/sdt.h> not installed");
+    ukstap::test::skip_outside_ci("<sys/sdt.h> not installed");
     return;
   }
   TempDir tmp("kinds");
@@ -362,7 +362,7 @@ TEST_CASE("codegen per kind: runtime macro, side, typed fields to pass 5", "[cod
     CHECK(t.module->has_kernel_probes);
   }
   if (geteuid() != 0) {
-    WARN("skipping the tracepoint half: tracefs needs root");
+    ukstap::test::skip_outside_ci("the tracepoint half: tracefs needs root");
     return;
   }
   std::string why, root = probes::find_tracefs(why);
@@ -400,7 +400,7 @@ TEST_CASE("codegen per kind: runtime macro, side, typed fields to pass 5", "[cod
 
 TEST_CASE("codegen per kind: uprobes", "[codegen][kinds][uprobe]") {
   if (!ukstap::test::sh("gcc --version >/dev/null 2>&1")) {
-    WARN("skipping: no gcc");
+    ukstap::test::skip_outside_ci("no gcc");
     return;
   }
   TempDir tmp("kinds");
