@@ -1,5 +1,5 @@
 // Pass 5's kernel-stack printer: KSTACK records (common/stp_records.h) -> SystemTap's backtrace
-// and symbol texts (STAP-FORMATS §4) with kernel symbols from /proc/kallsyms (ksym.h):
+// and symbol texts (docs/STAP-FORMATS.md §4) with kernel symbols from /proc/kallsyms (ksym.h):
 //   print_backtrace   ` 0xffffffff81234567 : do_sys_openat2+0x74/0x130 [kernel]` per frame
 //   sprint_backtrace  `do_sys_openat2+0x74 [kernel]` + "\n" per frame
 //   symname/symdata   `do_sys_openat2` / `do_sys_openat2+0x74/0x130 [kernel]`

@@ -1,7 +1,7 @@
 // Kernel symbols from /proc/kallsyms: the symbol table kernel backtraces and symname()/symdata()
 // are named from (loader/kstack_output.cpp). Read once, sorted by address.
 //
-// As SystemTap's tables (STAP-FORMATS §4): a symbol's SIZE is the distance to the next symbol
+// As SystemTap's tables (docs/STAP-FORMATS.md §4): a symbol's SIZE is the distance to the next symbol
 // (of the same module), 0 for the last one; MODULE is `kernel` for the core kernel, else the
 // module name kallsyms gives (`ext4`, and pseudo-modules such as `bpf`). One name per address:
 // non-weak over weak, global over local, `__pfx_`/`__cfi_` padding symbols last, fewer leading

@@ -1,6 +1,6 @@
 // Pass 5's record decoder: turns the runtime's records (common/stp_records.h) — from the ring
 // buffer "stp_events" or straight from the native module — into SystemTap's text: printf output
-// on stdout (or -o FILE), ERROR/WARNING lines on stderr, histograms (STAP-FORMATS §1, §3, §5).
+// on stdout (or -o FILE), ERROR/WARNING lines on stderr, histograms (docs/STAP-FORMATS.md §1, §3, §5).
 // Under `ukstap --profile` it prints no text: the samples are collected as structs instead.
 #pragma once
 
@@ -97,7 +97,7 @@ class Output {
 // fs.protected_regular rules, applied whatever those sysctls say. -1 with `why` (one line).
 int open_output_file(const std::string& path, std::string& why);
 
-// Prints a histogram per STAP-FORMATS §1. kind: 1 log, 2 linear. buckets[] as the runtime
+// Prints a histogram per docs/STAP-FORMATS.md §1. kind: 1 log, 2 linear. buckets[] as the runtime
 // stores them (log: STP_HIST_LOG_BUCKETS; linear: (stop-start)/interval + 3).
 std::string format_histogram(int kind, const int64_t* buckets, int nbuckets, int64_t start,
                              int64_t stop, int64_t interval);

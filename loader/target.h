@@ -1,5 +1,5 @@
 // -c CMD: the target command, forked before the module loads and parked until every probe is
-// attached (STAP-FORMATS §8).
+// attached (docs/STAP-FORMATS.md §8).
 #pragma once
 
 #include <sys/types.h>

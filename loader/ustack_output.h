@@ -1,5 +1,5 @@
 // Pass 5's user-stack printer: USTACK records (common/stp_records.h) -> SystemTap's backtrace
-// and symbol texts (STAP-FORMATS §4), resolved against the mappings the VMA tracker saw at the
+// and symbol texts (docs/STAP-FORMATS.md §4), resolved against the mappings the VMA tracker saw at the
 // event's time, so stacks of processes that have exited since still symbolize.
 //
 // A record's pcs are resolved into Frames (stack_frame.h); the text is made from those, and a

@@ -6,7 +6,7 @@
 // every process that maps the file.
 //
 // Sizes are SystemTap's: SIZE = distance to the next symbol of the table (FUNC and OBJECT
-// symbols), not st_size; 0 for the last one (STAP-FORMATS §4). A stripped function (no symbol
+// symbols), not st_size; 0 for the last one (docs/STAP-FORMATS.md §4). A stripped function (no symbol
 // starts at the start of the FDE that covers the address, and the preceding symbol starts before
 // that FDE) is named after its FDE: `sub_<hex file vaddr of the FDE start>`, size = FDE length —
 // never the preceding symbol (docs/DESIGN.md "Symbolizer").

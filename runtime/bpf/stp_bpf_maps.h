@@ -158,7 +158,7 @@ static __always_inline void stp__stat_get(void *map, const void *key, struct stp
                 sizeof(stp_stat_##NAME##_t))
 
 /* print(@hist_*(NAME[key])): aggregate straight into a HIST record; user space prints it.
- * An empty aggregate raises "empty aggregate" (STAP-FORMATS §1). */
+ * An empty aggregate raises "empty aggregate" (docs/STAP-FORMATS.md §1). */
 static __always_inline void stp__print_hist(struct stp_common *k, void *map, const void *key,
                                             int id, uint32_t size)
 {

@@ -1,4 +1,4 @@
-/* ukstap runtime: the portable formatting core (STAP-FORMATS §3) and histogram bucketing (§1).
+/* ukstap runtime: the portable formatting core (docs/STAP-FORMATS.md §3) and histogram bucketing (§1).
  *
  * The SAME code runs in the BPF module (sprintf), the native module and the ukstap binary (printf
  * records are formatted in user space), so all three print byte-identical text.

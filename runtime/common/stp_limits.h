@@ -94,7 +94,7 @@ struct stp_key_unit { int32_t unit; };
 #define STP_HIST_LINEAR 2
 
 /* Log histogram: index 0..63 hold -2^63 .. -2^0 (most negative first), 64 holds 0, 65..127 hold
- * 2^0 .. 2^62 — the bucket of v is labelled ±2^floor(log2|v|) (STAP-FORMATS §1). */
+ * 2^0 .. 2^62 — the bucket of v is labelled ±2^floor(log2|v|) (docs/STAP-FORMATS.md §1). */
 #define STP_HIST_LOG_BUCKETS 128
 #define STP_HIST_LOG_ZERO 64
 

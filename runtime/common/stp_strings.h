@@ -352,7 +352,7 @@ STP_FMT_INLINE int64_t stp_s_strtol(const char *s, int64_t base, uint32_t cap)
   return neg ? (int64_t)(0 - st.v) : (int64_t)st.v;
 }
 
-/* ---- flag words of the syscall tapset (aux_syscalls.stp, STAP-FORMATS §7) ----------------- *
+/* ---- flag words of the syscall tapset (aux_syscalls.stp, docs/STAP-FORMATS.md §7) ----------------- *
  * Table-driven so a call is a few instructions at each call site (the script version inlined
  * thousands per call, and a probe's program must stay below 32K instructions). In table order, a
  * flag matches when ANY of its bits is set; its bits are then consumed; names are "|"-joined;

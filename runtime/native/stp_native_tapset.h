@@ -107,7 +107,7 @@ static inline long bpf_probe_read_kernel_str(void *dst, uint32_t size, const voi
   do { stp_n_error(stp_n_cur_k, (msg), -1); goto out; } while (0)
 #endif
 /* The function's declaration (generated code defines STAP_FN_LOC around each body), so the
- * message ends with ` near ...` as on the BPF side (STAP-FORMATS §5). */
+ * message ends with ` near ...` as on the BPF side (docs/STAP-FORMATS.md §5). */
 #define STP_N_CUR_LOC (STAP_FN_LOC)
 
 /* --- diagnostics and control ----------------------------------------------------------- */

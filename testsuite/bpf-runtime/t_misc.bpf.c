@@ -78,7 +78,7 @@ STP_PROBE_TRACEPOINT(0, "syscalls", "sys_enter_getppid")
   }
   if (STP_ERRORED(c)) goto out;
   g->loops += c->l.probe.p0.i;
-  /* stats: agg <<< 0,1,2,3,3,5,6,7,1000 (STAP-FORMATS §1) */
+  /* stats: agg <<< 0,1,2,3,3,5,6,7,1000 (docs/STAP-FORMATS.md §1) */
   c->l.probe.p0.ku.unit = 0;
   {
     int64_t vals[9] = {0, 1, 2, 3, 3, 5, 6, 7, 1000};

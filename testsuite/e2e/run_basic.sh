@@ -1,5 +1,5 @@
 #!/bin/bash
-# Pass 5 basics (root; never skipped in CI): begin/end/exit, printf formats (STAP-FORMATS §3
+# Pass 5 basics (root; never skipped in CI): begin/end/exit, printf formats (docs/STAP-FORMATS.md §3
 # table), -o, -c target lifecycle (§8), error()/probe error (§3, §5), -x with a gone pid,
 # non-root, SIGINT/SIGTERM/SIGKILL leave nothing attached. Expected texts come from the doc.
 . "$(dirname "$0")/../e2e-lib.sh"
@@ -64,7 +64,7 @@ for sig in INT TERM; do
   "$UKSTAP" -w -e "$SIGSCRIPT probe end { println(\"bye\") }" > "$T_TMP/sig.out" 2>&1 &
   pid=$!; wait_ready "$T_TMP/sig.out"; ids=$(prog_ids $pid | tr '\n' ' '); kill -$sig $pid; wait $pid; rc=$?
   t "SIG$sig status" 0 '' '' -- sh -c "exit $rc"
-  # end probes, then the global display of the unread global x (STAP-FORMATS §2)
+  # end probes, then the global display of the unread global x (docs/STAP-FORMATS.md §2)
   t "SIG$sig runs end" 0 $'ready\nbye\nx=1\n' '' -- cat "$T_TMP/sig.out"
   t_gone "SIG$sig" "$ids"
 done

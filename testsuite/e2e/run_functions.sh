@@ -152,7 +152,7 @@ t "begin probe: target pn pp probefunc user_mode" 0 "probe:$$|begin|begin|[]|0|$
 " '' -- grep '^probe:' "$T_TMP/b.out"
 t "begin probe: cpu, gettimeofday_*, local_clock_*" 0 '' '' -- ctx_checks "$T_TMP/b.out" "$BCPU"
 
-# ---- argstr of execve and mmap2 (STAP-FORMATS §7) -------------------------------------------------
+# ---- argstr of execve and mmap2 (docs/STAP-FORMATS.md §7) -------------------------------------------------
 # env -i X=1 Y="a b" FP MARK: the second execve is the program's, with a known environment.
 rc=0
 "$UKSTAP" -o "$T_TMP/ex.out" -e 'probe syscall.execve { if (pid() == target()) println(argstr) }

@@ -3,7 +3,7 @@
 
 Truth: the traced program's own libunwind backtrace ("truth:" lines) and /proc/self/maps lines
 ("map:"), readelf's symbol tables and program headers, objdump's disassembly. Frame lines
-(STAP-FORMATS §4) are read by bench/lib/stap_stack.py.
+(docs/STAP-FORMATS.md §4) are read by bench/lib/stap_stack.py.
 
 usage: ustack_check.py chain UKSTAP_OUT PROG_OUT BINARY FIRST_FUNC OUTER_FUNC
          (BINARY is the file of the program's "map:" line; frames 0 and up to OUTER_FUNC's caller)

@@ -1,5 +1,5 @@
 // loader/ksym (the /proc/kallsyms table) and loader/kstack_output (kernel
-// backtrace texts, STAP-FORMATS §4). Truth: a synthetic kallsyms file whose answers are written
+// backtrace texts, docs/STAP-FORMATS.md §4). Truth: a synthetic kallsyms file whose answers are written
 // here by hand, and the real /proc/kallsyms read by sort(1) and awk, not by the table under test.
 #include "test_util.h"
 

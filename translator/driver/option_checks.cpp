@@ -22,7 +22,7 @@ struct LimitRange {
   const char* why;  // where the bounds come from
 };
 
-// Ranges measured against the runtime (see /work/notes/frontend.md and docs/DESIGN.md):
+// Ranges measured against the runtime (see docs/DESIGN.md "What ukstap promises"):
 //  - MAXSTRINGLEN: runtime/common/stp_limits.h masks string indexes, so a power of two >= 16;
 //    above 8192 clang cannot compile the BPF string copies (memset of a map value).
 //  - MAXMAPENTRIES: BPF hash maps are preallocated; 4194304 entries of the default string
