@@ -48,8 +48,9 @@ TRACEFS = "/sys/kernel/tracing/events"
 # it needs SystemTap's kernel-module backend. The reasons, in the order they are checked:
 RULES = [
     ("no .meta", "the script has no .meta file: no command line to run (p2/p4 only)"),
-    ("embedded C", "`%{ %}` embedded C is kernel-module C (it touches kernel internals via "
-     "the module's headers); a BPF program cannot run it"),
+    ("embedded C", "`%{ %}` embedded C that touches kernel internals (kernel headers, "
+     "`current`, kernel structures through pointers, kernel functions or macros) runs only "
+     "inside SystemTap's kernel module; a BPF program cannot run it"),
     ("kprobes", "kernel.function/kernel.statement/module(...)/kprobe.* probes, and tapset "
      "aliases that SystemTap builds only on them with no tracepoint equivalent on this "
      "kernel (kprobes are not available here)"),
@@ -138,6 +139,14 @@ def has_cpu_pmu():
 # Script text helpers
 
 
+# Embedded C that reaches into the kernel: kernel headers, the current task, kernel structures
+# through pointers, kernel functions and macros. Such C runs only inside SystemTap's kernel
+# module. Embedded C that only computes on its arguments (string helpers) is not a reason.
+KERNEL_C_RE = re.compile(r"#\s*include\s*<(?:linux|net|asm|uapi|trace)/|\bcurrent\b|->|"
+                         r"\bstruct\s+\w+\s*\*|^\s*-?[A-Z][A-Z0-9_]+\s*$|\bkey_put\b|"
+                         r"\b(?:READ|WRITE)_ONCE\b|\blist_for_each", re.M)
+
+
 def strip_comments(text):
     """Removes #, // and /* */ comments outside string literals (keeps line count)."""
     out = []
@@ -161,7 +170,8 @@ def strip_comments(text):
         elif text.startswith("%{", i):
             # embedded C: keep a marker, drop its body (it may hold braces and quotes)
             j = text.find("%}", i + 2)
-            out.append("%{EMBEDDED%}")
+            body = text[i + 2:(n if j < 0 else j)]
+            out.append("%{KERNELC%}" if KERNEL_C_RE.search(body) else "%{EMBEDDED%}")
             i = n if j < 0 else j + 2
         else:
             out.append(c)
@@ -410,12 +420,41 @@ def first_string(comp):
     return m.group(1) if m else None
 
 
+def elf_machine(path):
+    """The ELF e_machine of a file, or None if it is not ELF."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(20)
+    except OSError:
+        return None
+    if len(head) < 20 or head[:4] != b"\x7fELF":
+        return None
+    return int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")
+
+
+NATIVE_MACHINE = elf_machine("/proc/self/exe")
+
+
 def program_installed(path):
+    """A process("PATH") target exists: PATH found via $PATH, or a glob matching at least one
+    ELF file of this machine's architecture (Debian's /lib32/libc.so.6 matches /lib*/libc.so.6
+    but no 64-bit process maps it, so the probes would never fire)."""
+    return program_problem(path) is None
+
+
+def program_problem(path):
     if not path:
-        return True
+        return None
     if "/" not in path:
-        return shutil.which(path) is not None
-    return bool(glob.glob(path))
+        return None if shutil.which(path) else "not installed: %s" % path
+    hits = glob.glob(path)
+    if not hits:
+        return "not installed: %s" % path
+    native = [h for h in hits if elf_machine(os.path.realpath(h)) in (NATIVE_MACHINE, None)]
+    if not native:
+        return "not installed: %s matches only %s (another architecture's)" % (
+            path, ", ".join(sorted(hits)))
+    return None
 
 
 def point_verdict(point, tapsets, stack=()):
@@ -445,9 +484,9 @@ def point_verdict(point, tapsets, stack=()):
     if head.startswith("java("):
         return (False, "not installed: Byteman (java(...) probes)")
     if head.startswith("process"):
-        path = first_string(head)
-        if path and not program_installed(path):
-            return (False, "not installed: %s" % path)
+        problem = program_problem(first_string(head))
+        if problem:
+            return (False, problem)
         return (True, "")
     if head == "perf":
         if len(comps) > 1 and comps[1].startswith("hw") and not has_cpu_pmu():
@@ -530,16 +569,19 @@ OPTS_WITH_ARG = set("cxoTpIDGemdrBSs")
 
 
 def parse_stap_args(argv, script_name):
-    """(-c command or None, script args, -I dirs) from a stap argument list."""
+    """(-c command or None, script args, -I dirs) from a stap argument list. Like stap's
+    getopt, options are recognized after the script name too (.meta lines put -c and -T after
+    the script's arguments); after `--` everything is an argument."""
     cmd, args, seen_script, includes = None, [], False, []
-    i = 0
+    i, options_end = 0, False
     while i < len(argv):
         a = argv[i]
-        if seen_script:
-            args.append(a)
-        elif a == script_name or a.endswith("/" + script_name):
-            seen_script = True
-        elif a.startswith("-") and len(a) >= 2 and a[1] in OPTS_WITH_ARG and not a.startswith("--"):
+        if not options_end and a == "--":
+            options_end = True
+        elif not options_end and a.startswith("--"):
+            pass
+        elif (not options_end and a.startswith("-") and len(a) >= 2
+              and a[1] in OPTS_WITH_ARG):
             val = a[2:] if len(a) > 2 else (argv[i + 1] if i + 1 < len(argv) else "")
             if len(a) == 2:
                 i += 1
@@ -547,6 +589,12 @@ def parse_stap_args(argv, script_name):
                 cmd = val
             if a[1] == "I":
                 includes.append(val)
+        elif not options_end and a.startswith("-") and len(a) >= 2:
+            pass  # flags: -g, -w, -v, -u, ...
+        elif not seen_script and (a == script_name or a.endswith("/" + script_name)):
+            seen_script = True
+        elif seen_script:
+            args.append(a)
         i += 1
     return cmd, args, includes
 
@@ -621,8 +669,8 @@ def classify(script, meta, tapsets):
     name = os.path.basename(script)
     line = meta.get("test_installcheck") or meta.get("test_check") or ""
     cmd, args, includes = parse_stap_args(stap_argv(line), name) if line else (None, [], [])
-    if "%{EMBEDDED%}" in text:
-        return (False, "embedded C: %{ %} kernel-module C")
+    if "%{KERNELC%}" in text:
+        return (False, "embedded C: %{ %} touching kernel internals (kernel-module C)")
     statements = probe_statements(substitute_args(text, args))
     for d in includes:
         for f in glob.glob(os.path.join(os.path.dirname(script), d, "*.stp")):
