@@ -64,6 +64,7 @@ void Diagnostics::warning(const std::string& msg, const Token* tok) {
   std::string key = "W:" + msg;
   if (tok) key += describe_token(*tok);
   if (is_duplicate(key, true)) return;
+  ++warnings_;
   err_ << "WARNING: " << msg;
   if (tok) err_ << ": " << describe_token(*tok, last_file_);
   err_ << "\n";

@@ -55,6 +55,7 @@ class Diagnostics {
 
   int parse_errors() const { return parse_errors_; }
   int semantic_errors() const { return semantic_errors_; }
+  int warnings() const { return warnings_; }  // printed (not suppressed) warnings, for -W
   bool suppress_warnings = false;  // -w
   int verbose = 0;                 // -v: show duplicate messages too
   bool color = false;              // stderr is a tty and SYSTEMTAP_COLORS allows it
@@ -72,6 +73,7 @@ class Diagnostics {
   int semantic_errors_ = 0;
   int suppressed_errors_ = 0;
   int suppressed_warnings_ = 0;
+  int warnings_ = 0;
   const SourceFile* last_file_ = nullptr;
   std::set<std::string> seen_;
 };

@@ -26,6 +26,7 @@
 #include "driver/session.h"
 #include "probes/provider.h"
 #include "loader/interrupt.h"
+#include "loader/util.h"
 
 namespace ukstap {
 namespace {
@@ -142,6 +143,13 @@ int run_pass2(Session& s) {
   return 0;
 }
 
+// -W (SystemTap's "treat all warnings as errors"): a pass that printed a warning fails.
+bool warnings_fail(Session& s, int pass, const char* what) {
+  if (!s.opts.warnings_as_errors || s.diag.warnings() == 0) return false;
+  s.diag.pass_failed(pass, what);
+  return true;
+}
+
 int flush_stdout(int rc) {
   std::cout.flush();
   if (!std::cout) {
@@ -175,6 +183,7 @@ int run(int argc, char** argv) {
   s.diag.suppress_warnings = s.opts.suppress_warnings;
   s.diag.verbose = s.opts.verbose;
   s.diag.color = colors_wanted();
+  if (s.opts.disable_cache) loader::disable_cache();
 
   switch (cl.action) {
     case CommandLine::Action::DumpProbeTypes:
@@ -211,12 +220,14 @@ int run(int argc, char** argv) {
   if (!s.opts.have_script_text && !check_script_file(s.opts.script_file, std::cerr)) return 1;
 
   if (run_pass1(s) != 0 || loader::interrupted()) return 1;
+  if (warnings_fail(s, 1, "parse")) return 1;
   if (s.opts.last_pass == 1) {
     print_pass1(s, std::cout);
     return flush_stdout(0);
   }
 
   if (run_pass2(s) != 0 || loader::interrupted()) return 1;
+  if (warnings_fail(s, 2, "analysis")) return 1;
   if (s.opts.last_pass == 2) {
     print_pass2(s, std::cout);
     return flush_stdout(0);
@@ -227,6 +238,7 @@ int run(int argc, char** argv) {
     return 1;
   }
   if (loader::interrupted()) return 1;
+  if (warnings_fail(s, 3, "translation")) return 1;
   if (s.opts.last_pass == 3) {
     print_pass3(s, std::cout);
     return flush_stdout(0);
@@ -235,6 +247,7 @@ int run(int argc, char** argv) {
   // Pass 4 reports its own failure ("Pass 4: compilation failed.") and its -v lines.
   std::cout.flush();
   if (pass4_compile(s) != 0 || loader::interrupted()) return 1;
+  if (warnings_fail(s, 4, "compilation")) return 1;
   if (s.opts.last_pass == 4) {
     // The BPF object; a script with only user-space probes (begin/end/timers) has just module.so.
     std::cout << (s.bpf_object_path.empty() ? s.native_object_path : s.bpf_object_path) << "\n";

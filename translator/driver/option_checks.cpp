@@ -114,6 +114,29 @@ std::string check_elf_object(const std::string& path) {
   return why;
 }
 
+std::string check_compatible_version(const std::string& version) {
+  bool ok = !version.empty() && version.front() != '.' && version.back() != '.' &&
+            version.find("..") == std::string::npos &&
+            version.find_first_not_of("0123456789.") == std::string::npos;
+  if (!ok)
+    return "Invalid --compatible version '" + version + "' (numbers separated by dots, e.g. 4.8).";
+  return "";
+}
+
+std::string check_prologue_searching(const std::string& when) {
+  if (when == "never" || when == "always" || when == "auto") return "";
+  return "Invalid --prologue-searching '" + when + "' (never, always or auto).";
+}
+
+std::string check_runtime(const std::string& mode) {
+  if (mode == "bpf") return "";
+  if (mode == "kernel" || mode == "dyninst")
+    return "--runtime=" + mode + " is not available: ukstap has only the bpf runtime (BPF "
+           "programs and a user-space consumer), not SystemTap's " +
+           (mode == "kernel" ? "kernel-module" : "Dyninst") + " runtime.";
+  return "Invalid --runtime '" + mode + "' (ukstap has only the bpf runtime).";
+}
+
 std::string check_tapset_dir(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return std::strerror(errno);

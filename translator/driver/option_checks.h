@@ -20,6 +20,16 @@ std::string check_elf_object(const std::string& path);
 // -I DIR: an existing, searchable directory.
 std::string check_tapset_dir(const std::string& path);
 
+// --compatible=VERSION: SystemTap's version syntax, numbers separated by dots ("1.8", "4.8").
+std::string check_compatible_version(const std::string& version);
+
+// --prologue-searching=WHEN: "never", "always" or "auto", as in SystemTap.
+std::string check_prologue_searching(const std::string& when);
+
+// --runtime=MODE: ukstap has the bpf runtime only; "kernel" and "dyninst" (SystemTap's
+// kernel-module and Dyninst runtimes) and anything else are refused with the reason.
+std::string check_runtime(const std::string& mode);
+
 // -T SECONDS: the largest timeout accepted (INT32_MAX seconds, about 68 years: timer.ms()
 // takes the milliseconds as a 64-bit number, so this is far from overflowing it).
 constexpr double kMaxTimeoutSeconds = 2147483647.0;

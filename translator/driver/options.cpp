@@ -37,9 +37,18 @@ enum LongOnly {
   OPT_DUMP_PROBE_TYPES,
   OPT_PROFILE,
   OPT_FORMAT,
+  OPT_ALL_MODULES,
+  OPT_COMPATIBLE,
+  OPT_SKIP_BADVARS,
+  OPT_DISABLE_CACHE,
+  OPT_CHECK_VERSION,
+  OPT_PROLOGUE_SEARCHING,
+  OPT_RUNTIME,
+  OPT_BPF,
+  OPT_DYNINST,
 };
 
-const char kShortOpts[] = ":hVvp:e:c:x:o:d:km:D:G:I:T:l:L:gwu";
+const char kShortOpts[] = ":hVvp:e:c:x:o:d:km:D:G:I:T:l:L:gwuWP";
 
 const struct option kLongOpts[] = {
     {"help", no_argument, nullptr, 'h'},
@@ -49,6 +58,15 @@ const struct option kLongOpts[] = {
     {"dump-probe-types", no_argument, nullptr, OPT_DUMP_PROBE_TYPES},
     {"profile", optional_argument, nullptr, OPT_PROFILE},
     {"format", required_argument, nullptr, OPT_FORMAT},
+    {"all-modules", no_argument, nullptr, OPT_ALL_MODULES},
+    {"compatible", required_argument, nullptr, OPT_COMPATIBLE},
+    {"skip-badvars", no_argument, nullptr, OPT_SKIP_BADVARS},
+    {"disable-cache", no_argument, nullptr, OPT_DISABLE_CACHE},
+    {"check-version", no_argument, nullptr, OPT_CHECK_VERSION},
+    {"prologue-searching", optional_argument, nullptr, OPT_PROLOGUE_SEARCHING},
+    {"runtime", required_argument, nullptr, OPT_RUNTIME},
+    {"bpf", no_argument, nullptr, OPT_BPF},
+    {"dyninst", no_argument, nullptr, OPT_DYNINST},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -217,6 +235,29 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
       case 'g': opts.guru_mode = true; break;
       case 'w': opts.suppress_warnings = true; break;
       case 'u': opts.unoptimized = true; break;
+      // SystemTap's options that scripts and .meta files pass (ukstap(1), OPTIONS FOR
+      // SYSTEMTAP SCRIPTS): their meaning here, or a documented no-op.
+      case 'W': opts.warnings_as_errors = true; break;
+      case OPT_ALL_MODULES: opts.all_modules = true; break;
+      case OPT_COMPATIBLE:
+        if (std::string why = check_compatible_version(optarg); !why.empty()) return usage_error(why);
+        opts.compatible = optarg;
+        break;
+      case OPT_SKIP_BADVARS: opts.skip_badvars = true; break;
+      case OPT_DISABLE_CACHE: opts.disable_cache = true; break;
+      case OPT_CHECK_VERSION: opts.check_version = true; break;
+      case 'P': opts.prologue_searching = "always"; break;
+      case OPT_PROLOGUE_SEARCHING: {
+        std::string when = optarg ? optarg : "always";
+        if (std::string why = check_prologue_searching(when); !why.empty()) return usage_error(why);
+        opts.prologue_searching = when;
+        break;
+      }
+      case OPT_RUNTIME:
+        if (std::string why = check_runtime(optarg); !why.empty()) return usage_error(why);
+        break;
+      case OPT_BPF: break;  // --runtime=bpf: the only runtime
+      case OPT_DYNINST: return usage_error(check_runtime("dyninst"));
       case ':':
         return usage_error("option '" + option_text(optopt, argv, optind) + "' requires an argument");
       case '?':
@@ -307,6 +348,7 @@ void print_usage(std::ostream& out) {
          "   -g         guru mode: allow embedded C in the script\n"
          "   -u         unoptimized translation: keep unused code\n"
          "   -w         suppress warnings\n"
+         "   -W         treat warnings as errors (a translator warning fails its pass)\n"
          "   --profile[=HZ]  sample user+kernel stacks at HZ (default 99) of -c CMD, -x PID or\n"
          "              the whole system (until -T SECONDS or ^C) and write a profile\n"
          "   --format=F folded (FlameGraph/inferno/speedscope input), svg (an interactive\n"
@@ -325,6 +367,12 @@ void print_usage(std::ostream& out) {
          "   -L PATTERN list them with their script and $target variables\n"
          "   --dump-functions    list the tapset functions\n"
          "   --dump-probe-types  list the built-in probe point types\n"
+         "   --skip-badvars  read a $variable the probe point does not have as 0, no error\n"
+         "   --disable-cache compile without reading or writing the cache directory\n"
+         "   --compatible=V  preprocessor conditions see systemtap_v as V\n"
+         "   --runtime=bpf, --bpf  the only runtime (kernel and dyninst are not available)\n"
+         "   --all-modules, --check-version, --prologue-searching[=WHEN], -P: accepted,\n"
+         "              nothing to do in ukstap (see ukstap(1))\n"
          "\n"
          "Environment: UKSTAP_TAPSET (tapset directory), UKSTAP_RUNTIME (runtime directory).\n"
          "See ukstap(1).\n";

@@ -54,6 +54,15 @@ struct Options {
   bool unoptimized = false;        // -u
   int profile_hz = 0;              // --profile[=HZ]: sampling profile mode (0: off)
   std::string profile_format;      // --format: folded, svg or pprof ("": from -o's extension)
+  // SystemTap's options that scripts and .meta files pass (issue 14; ukstap(1) says what each
+  // does here, the no-ops say why).
+  bool warnings_as_errors = false;         // -W: a translator warning fails its pass
+  bool all_modules = false;                // --all-modules (no-op: kallsyms has them all)
+  std::string compatible;                  // --compatible=V: systemtap_v in %( %) conditions
+  bool skip_badvars = false;               // --skip-badvars: an unresolvable $var reads as 0
+  bool disable_cache = false;              // --disable-cache: no cache read or written
+  bool check_version = false;              // --check-version (no-op: one language version)
+  std::string prologue_searching = "auto";  // --prologue-searching[=WHEN], -P (no-op)
 };
 
 // A concrete probe after alias expansion and wildcard matching.
