@@ -79,6 +79,7 @@ PreprocEnv PreprocEnv::from_session(const Session& s) {
   e.kernel_v = release.substr(0, release.find('-'));
   if (!machine.empty()) e.arch = machine == "aarch64" ? "arm64" : machine;
   e.guru_mode = s.opts.guru_mode;
+  if (!s.opts.compatible.empty()) e.systemtap_v = s.opts.compatible;  // --compatible=V
   e.kernel_config = config;
   e.args = s.opts.args;
   return e;
