@@ -274,7 +274,7 @@ int pass4_compile(Session& s) {
 
   std::string why;
   std::string cache = loader::cache_dir(why);
-  if (cache.empty())
+  if (cache.empty() && !loader::cache_disabled())  // --disable-cache asked for it: no warning
     s.diag.warning(why + "; compiling into a private temporary directory (this run is not cached)");
 
   bool want_native = m.has_native_probes;

@@ -201,7 +201,18 @@ std::string Hasher::hex() const {
   return buf;
 }
 
+namespace {
+bool g_cache_disabled = false;
+}  // namespace
+
+void disable_cache() { g_cache_disabled = true; }
+bool cache_disabled() { return g_cache_disabled; }
+
 std::string cache_dir(std::string& why) {
+  if (g_cache_disabled) {
+    why = "the cache is disabled (--disable-cache)";
+    return "";
+  }
   std::string base;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') {
     base = x;

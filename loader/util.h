@@ -47,4 +47,9 @@ class Hasher {
 // "" with `why` (naming the path) when there is none or it is not to be trusted.
 std::string cache_dir(std::string& why);
 
+// --disable-cache: from now on cache_dir() returns "" (why: the option), so nothing is read
+// from or written to the cache.
+void disable_cache();
+bool cache_disabled();
+
 }  // namespace ukstap::loader
