@@ -3,6 +3,7 @@
 #include <map>
 
 #include "passes/elaborate_steps.h"
+#include "passes/skip_badvars.h"
 
 namespace ukstap::passes {
 
@@ -27,6 +28,7 @@ class Resolver : public ast::TraversingVisitor {
       : s_(s), symbols_(symbols), used_(used) {}
 
   int errors = 0;
+  std::set<const ast::TargetSymbol*> bad_targets;  // --skip-badvars: to be read as 0
 
   void resolve_probe(DerivedProbe& p, ast::Statement* piece, ast::StapFile* file) {
     probe_ = &p;
@@ -176,6 +178,13 @@ class Resolver : public ast::TraversingVisitor {
   void visit(ast::TargetSymbol& e) override {
     for (auto& c : e.components)
       if (c.expr_index) c.expr_index->accept(*this);
+    // --skip-badvars: a $variable the point does not offer becomes 0 (passes/skip_badvars.h).
+    if (s_.opts.skip_badvars && probe_ &&
+        resolve_target(e.name, e.components, e.tok, /*quiet=*/true) == ast::Type::Unknown) {
+      bad_targets.insert(&e);
+      e.type = ast::Type::Long;
+      return;
+    }
     e.type = resolve_target(e.name, e.components, e.tok, /*quiet=*/false);
   }
 
@@ -304,6 +313,7 @@ int resolve_probe_symbols(
     r.resolve_probe(p, st, file);
   }
   if (p.condition) r.resolve_condition(p, p.condition, s.user_file);
+  replace_bad_targets(s, p, r.bad_targets);
   return r.errors;
 }
 
