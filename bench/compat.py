@@ -54,8 +54,16 @@ RULES = [
     ("kprobes", "kernel.function/kernel.statement/module(...)/kprobe.* probes, and tapset "
      "aliases that SystemTap builds only on them with no tracepoint equivalent on this "
      "kernel (kprobes are not available here)"),
-    ("kernel module", "procfs(...) files, netfilter hooks, kernel.data hardware watchpoints, "
-     "kernel.mark: each is created by SystemTap's kernel module"),
+    ("kernel module", "kernel.mark (static markers, gone from Linux since 2.6.32): only "
+     "SystemTap's kernel module had them"),
+    ("kernel.data", "hardware watchpoints: servable when the kernel has the perf breakpoint "
+     "PMU and the watched kernel variable's address is known; this kernel's /proc/kallsyms "
+     "lists no data symbols (CONFIG_KALLSYMS_ALL off)"),
+    ("servable, not kernel-bound", "procfs(...) probes (and input.*, built on procfs "
+     "\"__stdin\"): SystemTap's own BPF runtime serves them from user space with FIFOs in "
+     "/var/tmp/systemtap-USER/MODNAME (stapprobes(3stap)); netfilter.* hooks: Linux 6.4+ runs "
+     "BPF netfilter programs (BPF_PROG_TYPE_NETFILTER, checked by loading one), whose return "
+     "value is the verdict"),
     ("no tracepoint", "a kernel.trace(...) tracepoint this kernel does not have"),
     ("no PMU", "perf.hw*/perf.hw_cache* need hardware counters; this machine (a VM) exposes "
      "none (/sys/bus/event_source/devices has no cpu PMU)"),
@@ -106,10 +114,6 @@ TRACEPOINT_EQUIVALENTS = {
     "softirq.entry": ["irq:softirq_entry"],
     "softirq.exit": ["irq:softirq_exit"],
     "workqueue.execute": ["workqueue:workqueue_execute_start"],
-    # stdin lines are delivered by SystemTap's module through a procfs file; a user-space
-    # consumer can read its own stdin.
-    "input.char": [None],
-    "input.line": [None],
 }
 # A ".return" of the aliases above has the same tracepoint only where the event has one end:
 # vm.pagefault.return (handle_mm_fault's return value) has none.
@@ -129,6 +133,60 @@ def tracepoint_exists(tp):
     else:
         sys_, name = "*", tp
     return bool(glob.glob(os.path.join(TRACEFS, sys_, name, "id")))
+
+
+def kernel_data_verdict():
+    """kernel.data(ADDR|"symbol") watchpoints: perf's breakpoint PMU, and kernel data symbols
+    in /proc/kallsyms to find the variable (the examples look their address up there)."""
+    if not os.path.isdir("/sys/bus/event_source/devices/breakpoint"):
+        return (False, "no PMU: no perf breakpoint PMU for kernel.data watchpoints")
+    data = 0
+    try:
+        with open("/proc/kallsyms") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 3 and parts[1] in "dDbB":
+                    data += 1
+                    if data > 1000:
+                        return (True, "")
+    except OSError:
+        pass
+    return (False, "kernel.data: /proc/kallsyms lists no kernel data symbols "
+            "(CONFIG_KALLSYMS_ALL off): the watched variable's address is unknown")
+
+
+_NETFILTER = []
+
+
+def bpf_netfilter_available():
+    """Loads the smallest BPF netfilter program (return NF_ACCEPT) once: the kernel serves
+    netfilter hooks to BPF when this works (BPF_PROG_TYPE_NETFILTER, Linux 6.4+, root)."""
+    if _NETFILTER:
+        return _NETFILTER[0]
+    ok = False
+    try:
+        import ctypes
+        import struct
+        libc = ctypes.CDLL(None, use_errno=True)
+        insns = ctypes.create_string_buffer(struct.pack("<BBhi", 0xb7, 0, 0, 1) +  # r0 = 1
+                                            struct.pack("<BBhi", 0x95, 0, 0, 0))   # exit
+        lic = ctypes.create_string_buffer(b"GPL")
+        attr = bytearray(144)
+        # union bpf_attr for BPF_PROG_LOAD: prog_type 32 (NETFILTER), insn_cnt, insns,
+        # license; expected_attach_type 45 (BPF_NETFILTER) at offset 68
+        struct.pack_into("<IIQQ", attr, 0, 32, 2, ctypes.addressof(insns), ctypes.addressof(lic))
+        struct.pack_into("<I", attr, 68, 45)
+        a = ctypes.create_string_buffer(bytes(attr))
+        SYS_bpf = {"x86_64": 321, "aarch64": 280}.get(os.uname().machine)
+        if SYS_bpf:
+            fd = libc.syscall(SYS_bpf, 5, a, 144)  # BPF_PROG_LOAD
+            if fd >= 0:
+                os.close(fd)
+                ok = True
+    except Exception:
+        ok = False
+    _NETFILTER.append(ok)
+    return ok
 
 
 def has_cpu_pmu():
@@ -472,15 +530,17 @@ def point_verdict(point, tapsets, stack=()):
                 return (True, "")
             return (False, "no tracepoint %s on this kernel" % tp)
         if second.startswith("data"):
-            return (False, "kernel module: kernel.data watchpoint")
+            return kernel_data_verdict()
         if second.startswith("mark"):
             return (False, "kernel module: kernel.mark (markers left Linux in 2.6.32)")
     if head.startswith("module(") or head == "kprobe" or head.startswith("kprobe"):
         return (False, "kprobes: " + point)
     if head.startswith("procfs"):
-        return (False, "kernel module: procfs(...) file")
+        return (True, "")  # user-space FIFOs, as SystemTap's BPF runtime does (RULES)
     if head == "netfilter":
-        return (False, "kernel module: netfilter hook")
+        if bpf_netfilter_available():
+            return (True, "")
+        return (False, "kernel: no BPF netfilter programs (Linux 6.4+, root) for " + point)
     if head.startswith("java("):
         return (False, "not installed: Byteman (java(...) probes)")
     if head.startswith("process"):
@@ -782,7 +842,9 @@ PRINT_CALL = r"\b(?:print|printf|println|printd|printdln|print_\w+|log)\s*\("
 def unconditional(body):
     """The statements of a block that run every time: nested blocks and the single statement
     of an if/foreach/for/while removed (string literals blanked first)."""
-    body = re.sub(r'"(?:[^"\\]|\\.)*"', '""', body)
+    # braces and parentheses inside string literals are not structure
+    body = re.sub(r'"(?:[^"\\]|\\.)*"',
+                  lambda m: re.sub(r"[{}()]", " ", m.group(0)), body)
     prev = None
     while prev != body:
         prev = body
@@ -814,8 +876,8 @@ def output_shape(text):
     Output is expected when a begin, end or timer probe prints unconditionally (directly or
     through a function of the script); prints under an event, an `if` or a `foreach` may
     legitimately print nothing in a short run. The header is the literal text of the first
-    print in a `probe begin` (up to the first format directive), checked when at least 4
-    characters long."""
+    unconditional print of a `probe begin` (up to the first format directive or escape), checked
+    when at least 4 characters long."""
     functions = {}
     for m in re.finditer(r"\bfunction\s+(\w+)[^{;]*\{", text):
         functions[m.group(1)] = block_at(text, m.end() - 1)
@@ -829,8 +891,8 @@ def output_shape(text):
         if re.search(PRINT_CALL, flat) or any(re.search(r"\b%s\s*\(" % f, flat)
                                               for f in printing):
             expect = True
-        if header is None and components(points[0].strip())[0] == "begin":
-            pm = re.search(r'\b(?:printf|println|print)\s*\(\s*"((?:[^"\\]|\\.)*)"', body)
+        if header is None and components(points[0].strip())[0] in ("begin", "oneshot"):
+            pm = re.search(r'\b(?:printf|println|print)\s*\(\s*"((?:[^"\\]|\\.)*)"', flat)
             if pm:
                 lit = re.split(r"%|\\", pm.group(1))[0].strip()
                 if len(lit) >= 4:
@@ -838,7 +900,35 @@ def output_shape(text):
     return expect, header
 
 
-def judge_run(rc, out, err, shape, line):
+def sample_header(script, text):
+    """A column-header line of the sample output SystemTap ships next to the script (NAME.txt
+    or NAME_example.txt): a line after the first `stap` command line whose words are all
+    letters and all appear as string literals in the script (so the script prints them, not
+    the traced data). None when there is no sample or no such line."""
+    base = script[:-4]
+    for sample in (base + ".txt", base + "_example.txt"):
+        try:
+            lines = open(sample, encoding="utf-8", errors="replace").read().splitlines()
+        except OSError:
+            continue
+        start = next((i for i, l in enumerate(lines) if re.search(r"\bstap\s", l)), None)
+        if start is None:
+            return None
+        literals = set()
+        for lit in re.findall(r'"((?:[^"\\]|\\.)*)"', text):
+            literals.update(re.findall(r"[A-Za-z_]+", lit))
+        for l in lines[start + 1:]:
+            if re.search(r"\bstap\s", l):
+                break
+            words = l.split()
+            if (len(words) >= 3 and all(re.fullmatch(r"[A-Za-z_]+", w) for w in words)
+                    and all(w in literals for w in words)):
+                return " ".join(words), os.path.basename(sample)
+        return None
+    return None
+
+
+def judge_run(rc, out, err, shape, line, sample=None):
     prints, header = shape
     if rc == "timeout":
         return False, "timeout"
@@ -852,6 +942,11 @@ def judge_run(rc, out, err, shape, line):
         return False, "no output (the script prints)"
     if header and not writes_file and header not in out:
         return False, "output lacks the script's header %r" % header
+    if sample and prints and not writes_file:
+        words, name = sample
+        if not any(" ".join(l.split()) == words for l in out.splitlines()):
+            return False, "output lacks the header line of SystemTap's sample (%s): %r" % (
+                name, words)
     return True, ""
 
 
@@ -880,8 +975,10 @@ def evaluate(script, args):
     ukstap = shlex.quote(args.ukstap)
     why = ""
     results = {}
+    meta_pass, bare = meta_last_pass(line)
+    row["meta_pass"] = meta_pass
     for key, opt in (("p2", "-p2"), ("p4", "-p4")):
-        cmd = replace_stap(line, "%s %s" % (ukstap, opt))
+        cmd = replace_stap(bare, "%s %s" % (ukstap, opt))
         if cmd is None:
             cmd = "%s %s %s" % (ukstap, opt, shlex.quote(name))
         rc, out, err = run_shell(cmd, directory, args.timeout)
@@ -891,11 +988,19 @@ def evaluate(script, args):
             break
     row["p2"] = results.get("p2", False)
     row["p4"] = results.get("p4", False)
-    if row["p4"] and has_meta:
+    if row["p4"] and has_meta and meta_pass < 5:
+        # the .meta's command stops before the run (-p1, -p4): runs is that command's success
+        cmd = replace_stap(line, ukstap)
+        rc, out, err = run_shell(cmd, directory, args.timeout)
+        row["runs"] = rc == 0 and not any(ERROR_RE.search(l.strip())
+                                          for l in (err + out).splitlines())
+        if not row["runs"]:
+            why = first_error(out, err, rc)
+    elif row["p4"] and has_meta:
         cmd = replace_stap(line, ukstap)
         rc, out, err = run_shell(cmd, directory, args.timeout)
         text = strip_comments(open(script, encoding="utf-8", errors="replace").read())
-        ok, why = judge_run(rc, out, err, output_shape(text), line)
+        ok, why = judge_run(rc, out, err, output_shape(text), line, sample_header(script, text))
         row["runs"] = ok
     else:
         row["runs"] = False if has_meta else None
@@ -903,6 +1008,26 @@ def evaluate(script, args):
         why = reason
     row["why"] = why
     return row
+
+
+PASS_OPT_RE = re.compile(r"(?<=\s)-([a-zA-Z]*)p\s*([1-5])(?=\s|$)")
+
+
+def meta_last_pass(line):
+    """(N, line without it) for a .meta command that stops at pass N with -pN (also combined,
+    as in -gp1); (5, line) for a full run."""
+    m = PASS_OPT_RE.search(line)
+    if not m:
+        return 5, line
+    flags = m.group(1)
+    return int(m.group(2)), line[:m.start()] + ("-" + flags if flags else "") + line[m.end():]
+
+
+def runs_cell(r):
+    v = yn(r["runs"])
+    if r.get("meta_pass", 5) < 5 and r["runs"] is not None:
+        v += " (-p%d)" % r["meta_pass"]
+    return v
 
 
 def yn(v):
@@ -920,22 +1045,28 @@ def render(rows, args):
         return sum(1 for r in rs if r[k])
     lines = []
     lines.append("# SystemTap examples with ukstap\n")
-    lines.append("ukstap: `%s`; examples: `%s`; %s; timeout %d s per run.\n" % (
-        args.ukstap, args.examples, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        args.timeout))
+    lines.append("ukstap: `%s`%s; examples: `%s`; %s; timeout %d s per run.\n" % (
+        args.ukstap, " (%s)" % args.label if args.label else "", args.examples,
+        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), args.timeout))
     lines.append("| | scripts | p2 | p4 | runs |")
     lines.append("|---|---|---|---|---|")
     lines.append("| all | %d | %d | %d | %d |" % (total, count(rows, "p2"), count(rows, "p4"),
                                                   count(rows, "runs")))
     lines.append("| servable | %d | %d | %d | %d |" % (len(srv), count(srv, "p2"),
                                                        count(srv, "p4"), count(srv, "runs")))
+    partial = [r for r in rows if r["runs"] and r.get("meta_pass", 5) < 5]
+    lines.append("")
+    lines.append("runs: the .meta command succeeded, printed no error and the output has the "
+                 "shape the script prints; %d of them (%d servable) stop before pass 5 because "
+                 "their .meta says so (\"yes (-pN)\")." % (
+                     len(partial), sum(1 for r in partial if r["servable"])))
     lines.append("")
     lines.append("| script | servable | p2 | p4 | runs | why not |")
     lines.append("|---|---|---|---|---|---|")
     for r in rows:
         serv = "yes" if r["servable"] else "no: " + md_escape(r["reason"])
         lines.append("| %s | %s | %s | %s | %s | %s |" % (
-            r["script"], serv, yn(r["p2"]), yn(r["p4"]), yn(r["runs"]),
+            r["script"], serv, yn(r["p2"]), yn(r["p4"]), runs_cell(r),
             "" if r["runs"] else md_escape(r["why"])))
     lines.append("")
     lines.append("## Classification rules (servable by this kernel or not)\n")
@@ -999,6 +1130,7 @@ def main():
     ap.add_argument("--tapsets", default="/usr/share/systemtap/tapset")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "compat.md"))
     ap.add_argument("--blockers", help="also write the grouped blockers to this file")
+    ap.add_argument("--label", default="", help="what the binary is (printed in the header)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--only", help="only scripts whose path contains this")

@@ -3,7 +3,8 @@
 # of our own (testsuite/compat/examples/t/*.stp with hand-made .meta files) and a tiny tapset
 # tree (testsuite/compat/tapset): each script's classification and table row against what the
 # rules say (written out below by hand), the per-run timeout killing its process group, the
-# grouped blockers, and the judging of a run that prints nothing (a fake ukstap).
+# grouped blockers, and the judging of runs whose output is missing, lacks the script's header
+# or lacks the column header of the sample output shipped beside the script (a fake ukstap).
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
 top=$UKSTAP_TOP_SRCDIR
@@ -11,7 +12,7 @@ fx=$top/testsuite/compat
 out=$T_TMP/compat.md
 blk=$T_TMP/blockers.md
 
-t "harness runs on the fixtures" 0 '~^compat: 11 scripts: p2 10, p4 10, runs 6; servable 6: p2 6, p4 6, runs 4 ' '*' -- \
+t "harness runs on the fixtures" 0 '~^compat: 13 scripts: p2 12, p4 12, runs 8; servable 8: p2 8, p4 8, runs 6 ' '*' -- \
   python3 "$top/bench/compat.py" --ukstap "$UKSTAP" --examples "$fx/examples" \
   --tapsets "$fx/tapset" --out "$out" --blockers "$blk" --timeout 6
 
@@ -21,19 +22,22 @@ row() {  # row NAME EXPECTED-ROW: the table holds exactly that line
 row hello '| t/hello.stp | yes | yes | yes | yes |  |'
 row header '| t/header.stp | yes | yes | yes | yes |  |'
 row tracepoint '| t/tracepoint.stp | yes | yes | yes | yes |  |'
+row sample '| t/sample.stp | yes | yes | yes | yes |  |'
+# -gp1 in the .meta: p2 and p4 are measured without it; runs is the .meta's own command
+row p1only '| t/p1only.stp | yes | yes | yes | yes (-p1) |  |'
 row pure_c '| t/pure_c.stp | yes | yes | yes | yes |  |'
 row fails '| t/fails.stp | yes | yes | yes | no | ERROR: compat deliberate failure |'
 row forever '| t/forever.stp | yes | yes | yes | no | timeout |'
 # a kprobe-only alias is found through the tapset tree and named; ukstap does not know it
 t "row kprobe_alias" 0 '*' '' -- grep -Eq -- \
-  '^\| t/kprobe_alias.stp \| no: tapset alias fakekp.open: kprobes: kernel.function\("do_sys_openat2"\) \| no \| no \| no \| semantic error: .*fakekp' "$out"
+  '^\| t/kprobe_alias.stp \| no: tapset alias fakekp.open: kprobes: kernel.function\("do_sys_openat2"\) \| no \| no \| no \(-p4\) \| semantic error: .*fakekp' "$out"
 # `a !, b`: a's tracepoint is missing, b is a kprobe; the probe is optional (?) so SystemTap
 # skips it and only begin is left: nothing traced, not servable (the run itself works)
 row mixed '| t/mixed.stp | no: tapset alias fakemix.gone: no tracepoint no_such_tracepoint_compat_test on this kernel | yes | yes | yes |  |'
 row missing_prog '| t/missing_prog.stp | no: not installed: no-such-program-compat-test (the -c command) | yes | yes | no | ukstap: cannot run the -c command '"'"'no-such-program-compat-test'"'"': command not found |'
 t "row embedded" 0 '*' '' -- grep -Eq '^\| t/embedded.stp \| no: embedded C: .*kernel internals' "$out"
 row nometa '| t/nometa.stp | no: no .meta: no command line | yes | yes | - | no .meta: no command line |'
-t "totals" 0 '*' '' -- grep -Fxq '| servable | 6 | 6 | 6 | 4 |' "$out"
+t "totals" 0 '*' '' -- grep -Fxq '| servable | 8 | 8 | 8 | 6 |' "$out"
 t "rules printed under the table" 0 '*' '' -- grep -q '^- \*\*kprobes\*\*: ' "$out"
 # the timed-out run's process group is gone (SIGINT, then SIGKILL)
 t "timeout leaves no process" 1 '' '' -- pgrep -f "$UKSTAP forever.stp"
@@ -49,6 +53,11 @@ t "header checked" 0 '*' '*' -- env FAKE_UKSTAP_OUTPUT="other text" python3 "$to
   --examples "$fx/examples" --tapsets "$fx/tapset" --out "$T_TMP/fake2.md" --only /header --timeout 6
 t "missing header is not a run" 0 '*' '' -- grep -Fq \
   "| t/header.stp | yes | yes | yes | no | output lacks the script's header 'COMPAT HEADER' |" "$T_TMP/fake2.md"
+t "sample checked" 0 '*' '*' -- env FAKE_UKSTAP_OUTPUT="ALPHA BETA" python3 "$top/bench/compat.py" \
+  --ukstap "$fx/fake-ukstap" --examples "$fx/examples" --tapsets "$fx/tapset" \
+  --out "$T_TMP/fake3.md" --only /sample --timeout 6
+t "output unlike the sample is not a run" 0 '*' '' -- grep -Fxq \
+  "| t/sample.stp | yes | yes | yes | no | output lacks the header line of SystemTap's sample (sample.txt): 'ALPHA BETA GAMMA' |" "$T_TMP/fake3.md"
 t "unknown ukstap path" 1 '' '~no executable ukstap' -- python3 "$top/bench/compat.py" \
   --ukstap /nonexistent/ukstap --examples "$fx/examples"
 t_done
