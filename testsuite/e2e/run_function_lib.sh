@@ -93,6 +93,9 @@ probe syscall.openat {
   printf("comm:%s\n", kernel_string(t + $COMM_OFF))
   printf("quoted:%s\n", kernel_string_quoted(t + $COMM_OFF))
   printf("statm:%d %d %d\n", proc_mem_size(), proc_mem_txt(), proc_mem_data())
+  printf("nofile:%d %d\n", task_rlimit_nofile(t), task_rlimit(t, "RLIMIT_NOFILE"))
+  printf("ancestry:%s\n", pstrace(t))
+  printf("modname:%s\n", modname(addr()))
   printf("sysargs:%d %d %d %d\n", int_arg(1) == __int32(\$dfd), pointer_arg(2) == \$filename, uint_arg(3) == \$flags, int_arg(1))
   try { task_pid(1) } catch (e) { printf("fault:%s\n", e) }
   try { int_arg(7) } catch (e) { printf("sysarg7:%s\n", e) }
@@ -103,6 +106,10 @@ probe process("$PROG").function("args8") {
          pointer_arg(4), s64_arg(5), int_arg(6), long_arg(7), int_arg(8))
   printf("args8-widths:%d %d %d %d %d %d\n", uint_arg(1), u32_arg(8), s32_arg(6), u64_arg(3), longlong_arg(3), ulonglong_arg(7))
   printf("addr:0x%x %d\n", addr(), addr() == uaddr())
+  printf("ustack:0x%x 0x%x %d\n", ustack(0), ustack(1), ustack(99))
+  printf("regs:%d %d %d %d %d %d\n", register("edi"), u_register("edi"), register("rdi"), register("esi"),
+         u_register("rip") == addr(), registers_valid())
+  try { register("xyz") } catch (e) { printf("reg-err:%s\n", e) }
   try { int_arg(0) } catch (e) { printf("arg0:%s\n", e) }
 }
 probe begin {
@@ -112,7 +119,7 @@ probe begin {
 EOF
 rc=0
 "$UKSTAP" -o "$T_TMP/task.out" "$T_TMP/task.stp" \
-  -c "env LIBFN_X=v=1 sh -c \"nice -n 7 $PROG $MARK 'a b' x y; :\"" > "$T_TMP/task.prog" 2> "$T_TMP/task.err" || rc=$?
+  -c "env LIBFN_X=v=1 sh -c \"ulimit -S -n 77; nice -n 7 $PROG $MARK 'a b' x y; :\"" > "$T_TMP/task.prog" 2> "$T_TMP/task.err" || rc=$?
 t "task/cmdline/args probes: load and run" 0 '' '' -- sh -c "cat '$T_TMP/task.err'; exit $rc"
 line() { grep "^$1:" "$2"; }
 t "task_tid task_pid task_pid(parent) task_execname uid euid gid egid nice = /proc/self/status" 0 \
@@ -127,6 +134,10 @@ t "env_var: the value after the first '=', '' when unset" 0 "env:[v=1][][]"$'\n'
 t "kernel_string(task + offsetof(comm)) = /proc/self/comm" 0 "$(line comm "$T_TMP/task.prog")"$'\n' '' -- grep '^comm:' "$T_TMP/task.out"
 t "kernel_string_quoted of it" 0 "quoted:\"libfn_prog\""$'\n' '' -- grep '^quoted:' "$T_TMP/task.out"
 t "proc_mem_size/txt/data = /proc/self/statm size/text/data" 0 "$(line statm "$T_TMP/task.prog")"$'\n' '' -- grep '^statm:' "$T_TMP/task.out"
+t "task_rlimit_nofile, task_rlimit(t, \"RLIMIT_NOFILE\") = getrlimit (ulimit -S -n 77)" 0 "nofile:77 77"$'\n' '' -- \
+  sh -c "grep -q '^nofile:77\$' '$T_TMP/task.prog' && grep '^nofile:' '$T_TMP/task.out'"
+t "pstrace = ' Name(pid)' up the /proc/PID/status PPid chain" 0 "$(line ancestry "$T_TMP/task.prog")"$'\n' '' -- grep '^ancestry:' "$T_TMP/task.out"
+t "modname(addr()) at a tracepoint: kernel" 0 "modname:kernel"$'\n' '' -- grep '^modname:' "$T_TMP/task.out"
 t "int_arg/pointer_arg/uint_arg at a syscall = the tracepoint's fields (dfd = AT_FDCWD)" 0 "sysargs:1 1 1 -100"$'\n' '' -- grep '^sysargs:' "$T_TMP/task.out"
 t "args8(-5, 4000000000u, -1234567890123L, 0x7fff1234, 5, -6, 77, -8): *_arg at the uprobe" 0 \
   "args8:-5 4000000000 -1234567890123 -1234567890123 0x7fff1234 5 -6 77 -8"$'\n' '' -- grep '^args8:' "$T_TMP/task.out"
@@ -134,10 +145,20 @@ t "argument widths: uint_arg(-5), u32_arg(-8), s32_arg, u64_arg, longlong_arg, u
   "args8-widths:$(( (1 << 32) - 5 )) $(( (1 << 32) - 8 )) -6 -1234567890123 -1234567890123 77"$'\n' '' -- \
   grep '^args8-widths:' "$T_TMP/task.out"
 t "addr() at the uprobe = nm's address of args8, = uaddr()" 0 "addr:$ARGS8_ADDR 1"$'\n' '' -- grep '^addr:' "$T_TMP/task.out"
-t "errors: SystemTap's texts" 0 "arg0:cannot access arg(0)
+read -r main_at main_size <<< "$(nm -S "$PROG" | awk '$4 == "main" { print $1, $2 }')"
+MAIN_LO=$((16#$main_at))
+MAIN_HI=$((16#$main_at + 16#$main_size))
+t "ustack(0) = args8 (nm), ustack(1) inside main (nm -S), ustack(99) = 0" 0 '' '' -- sh -c "
+  set -- \$(sed -n 's/^ustack://p' '$T_TMP/task.out')
+  [ \"\$1\" = '$ARGS8_ADDR' ] && [ \$((\$2)) -gt $MAIN_LO ] && [ \$((\$2)) -lt $MAIN_HI ] && [ \"\$3\" = 0 ] ||
+  { echo \"ustack: \$*; main [$MAIN_LO, $MAIN_HI)\" >&2; exit 1; }"
+t "register/u_register: edi of -5 sign-extended or not, rdi as passed (zero-extended), esi of 4000000000" 0 \
+  "regs:-5 $(( (1 << 32) - 5 )) $(( (1 << 32) - 5 )) $(( 4000000000 - (1 << 32) )) 1 1"$'\n' '' -- grep '^regs:' "$T_TMP/task.out"
+t "errors: SystemTap's texts" 0 "reg-err:Unknown register: xyz
+arg0:cannot access arg(0)
 fault:read fault [man error::fault] at 0x1
 sysarg7:cannot access arg(7)
-" '' -- grep -E '^(arg0|fault|sysarg7):' "$T_TMP/task.out"
+" '' -- grep -E '^(arg0|fault|sysarg7|reg-err):' "$T_TMP/task.out"
 t "begin probe: no registers, no kernel task" 0 "begin-arg:cannot access function args in this context
 begin-task:cannot read task 0x0 in a user-space probe (begin, end, timer)
 " '' -- grep -E '^begin-' "$T_TMP/task.out"
@@ -188,5 +209,30 @@ t "user_string_warn: \"\" or warn_msg, SystemTap's warning" 0 $'[][W]\n' \
 t "errno_p, remote_id, remote_uri, cpuid" 0 $'2 2 0 0 -1 [] 1\n' '' -- \
   "$UKSTAP" -e 'probe begin { printf("%d %d %d %d %d [%s] %d\n", errno_p(2), errno_p(-2), errno_p(0), errno_p(5000),
     remote_id(), remote_uri(), cpuid() == cpu()); exit() }'
+t "vm_fault_contains: OOM SIGBUS MINOR MAJOR NOPAGE LOCKED ERROR bits (enum vm_fault_reason)" 0 $'1 1 1 0 1 1 1 0\n' '' -- \
+  "$UKSTAP" -e 'probe begin { printf("%d %d %d %d %d %d %d %d\n", vm_fault_contains(1, 0), vm_fault_contains(2, 1),
+    vm_fault_contains(0x200, 2), vm_fault_contains(1, 2), vm_fault_contains(0x100, 4), vm_fault_contains(0x204, 5),
+    vm_fault_contains(0x40, 6), vm_fault_contains(0x4, 6)); exit() }'
+t "rlimit_from_str: asm-generic/resource.h numbers, -1 unknown" 0 $'0 7 15 -1\n' '' -- \
+  "$UKSTAP" -e 'probe begin { printf("%d %d %d %d\n", rlimit_from_str("RLIMIT_CPU"), rlimit_from_str("RLIMIT_NOFILE"),
+    rlimit_from_str("RLIMIT_RTTIME"), rlimit_from_str("NOFILE")); exit() }'
+
+# ---- system(), ftrace(): the command's effect, tracefs --------------------------------------------
+TOKEN=ukstap-fnlib-$$-$RANDOM
+rc=0
+"$UKSTAP" -e "probe begin { system(\"echo $TOKEN > $T_TMP/sys.out\") } probe timer.ms(100) { exit() }" > /dev/null 2> "$T_TMP/sys.err" || rc=$?
+t "system() in a begin probe runs the command through /bin/sh" 0 "$TOKEN"$'\n' '' -- sh -c "
+  cat '$T_TMP/sys.err' >&2; [ $rc = 0 ] || exit 1
+  for i in \$(seq 100); do [ -s '$T_TMP/sys.out' ] && break; sleep 0.1; done; cat '$T_TMP/sys.out'"
+t "system() in a kernel probe: a clear runtime error" 1 '' \
+  "~^ERROR: system\(\) is not supported in kernel probes yet near identifier 'system' at " -- \
+  "$UKSTAP" -e 'probe kernel.trace("sched:sched_process_exec") { if (pid() == target()) system("true") }' -c /bin/true
+TRACEFS=/sys/kernel/tracing
+[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS 2>/dev/null
+t "ftrace() writes the ftrace buffer: from BPF (bpf_trace_printk) and natively (trace_marker)" 0 \
+  "bpf_trace_printk: $TOKEN-k"$'\n'"tracing_mark_write: $TOKEN-n"$'\n' '' -- sh -c "
+  '$UKSTAP' -e 'probe begin { ftrace(\"$TOKEN-n\") } probe kernel.trace(\"sched:sched_process_exec\") {
+    if (pid() == target()) { ftrace(\"$TOKEN-k\"); exit() } }' -c /bin/true || exit 1
+  grep -o '[a-z_]*: $TOKEN-[kn]' $TRACEFS/trace | sort"
 
 t_done

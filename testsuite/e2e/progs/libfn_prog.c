@@ -5,12 +5,15 @@
  *   pstate:  the State letter of its parent (/proc/PPID/status): a shell waiting for it (S)
  *   cmdline: /proc/self/cmdline with NULs as blanks
  *   comm:    /proc/self/comm
+ *   nofile:  its soft RLIMIT_NOFILE (getrlimit)
+ *   ancestry: " Name(pid)" of itself and each ancestor below init, from /proc/PID/status
  *   statm:   /proc/self/statm's size, text and data pages, just before the open
  * then calls args8() with known arguments (the uprobe test: int_arg & co) and opens argv[1]
  * (the kernel probe's trigger). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -79,6 +82,19 @@ int main(int argc, char **argv)
     printf("comm:%s", buf);
   if (f)
     fclose(f);
+  struct rlimit rl;
+  getrlimit(RLIMIT_NOFILE, &rl);
+  printf("nofile:%ld\n", (long)rl.rlim_cur);
+  printf("ancestry:");
+  for (long p = getpid(); p > 1;) {
+    char nm[64], pp[32];
+    snprintf(path, sizeof path, "/proc/%ld/status", p);
+    status_field(path, "Name:\t", nm, sizeof nm);
+    status_field(path, "PPid:\t", pp, sizeof pp);
+    printf(" %s(%ld)", nm, p);
+    p = atol(pp);
+  }
+  printf("\n");
   fflush(stdout);
   printf("args8:%ld\n", args8(-5, 4000000000u, -1234567890123L, (void *)0x7fff1234, 5, -6, 77, -8));
   /* statm last: nothing maps or grows the heap between it and the open below */
