@@ -118,6 +118,33 @@ int resolve_all(Session& s, const SymbolTable& symbols, const std::vector<Derive
   return errors;
 }
 
+// As SystemTap: a tapset file that contributes a function or global in use brings its own
+// probes too (target_set.stp's fork tracking, ctime.stp's time-zone begin probe). Repeats until
+// no more file is pulled in, as the pulled probes may use other tapsets.
+int pull_tapset_probes(Session& s, const SymbolTable& symbols, PieceOwners& owners,
+                       UsedSymbols& used, size_t& next_fn) {
+  int errors = 0;
+  std::vector<const ast::StapFile*> pulled;
+  for (bool more = true; more;) {
+    more = false;
+    for (auto* f : symbols.files()) {
+      if (!f->is_tapset || f->probes.empty()) continue;
+      if (std::find(pulled.begin(), pulled.end(), f) != pulled.end()) continue;
+      bool contributes = false;
+      for (auto* fn : f->functions) contributes |= used.function_set.count(fn) > 0;
+      for (auto* g : f->globals) contributes |= used.global_set.count(g) > 0;
+      if (!contributes) continue;
+      pulled.push_back(f);
+      std::vector<DerivedProbe*> derived;
+      for (auto* p : f->probes) errors += derive_probe(s, symbols, p, f, owners, derived);
+      errors += resolve_all(s, symbols, derived, owners, used, next_fn);
+      s.probes.insert(s.probes.end(), derived.begin(), derived.end());
+      more = true;
+    }
+  }
+  return errors;
+}
+
 }  // namespace
 
 // Elaborates `probes` from `files` (the user's script, or a synthetic one for -L) into s.
@@ -134,6 +161,7 @@ int elaborate_probes(Session& s, const std::vector<ast::StapFile*>& files, bool 
     for (auto* p : f->probes) errors += derive_probe(s, symbols, p, f, owners, derived);
   s.probes = derived;
   errors += resolve_all(s, symbols, s.probes, owners, used, next_fn);
+  errors += pull_tapset_probes(s, symbols, owners, used, next_fn);
   publish(s, symbols, used);
   if (errors) return errors;
 
