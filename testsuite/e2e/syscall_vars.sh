@@ -47,14 +47,14 @@ probe syscall.umask { if (me()) out(name, sprintf("mask=%d", mask)); if (me()) o
 probe syscall.mmap2 { if (me()) { out(name, sprintf("start=%d\tlength=%d\tprot_str=%s\tflags_str=%s", start, length, prot_str, flags_str)); outv(name, "fd", sprint(fd)); outv(name, "pgoffset", sprint(pgoffset)) } }
 probe syscall.mprotect { if (me()) out(name, sprintf("addr=%d\tlen=%d\tprot_str=%s", addr, len, prot_str)) }
 probe syscall.munmap { if (me()) out(name, sprintf("start=%d\tlength=%d", start, length)) }
-probe syscall.futex { if (me()) out(name, sprintf("futex_uaddr=%d\top=%d\tval=%d", futex_uaddr, op, val)) }
+probe syscall.futex { if (me()) out(name, sprintf("futex_uaddr=%d\top=%d\tval=%d", futex_uaddr, op, val)); if (me()) outa(name, argstr) }
 probe syscall.socketpair { if (me()) out(name, sprintf("family_str=%s\ttype_str=%s\tprotocol=%d", family_str, type_str, protocol)) }
 probe syscall.sendto { if (me()) out(name, sprintf("s=%d\tbuf=%s\tlen=%d\tflags_str=%s\tto_uaddr=%d\ttolen=%d", s, buf, len, flags_str, to_uaddr, tolen)) }
 probe syscall.recvfrom { if (me()) out(name, sprintf("s=%d\tlen=%d\tflags_str=%s\taddr_uaddr=%d\taddrlen_uaddr=%d", s, len, flags_str, addr_uaddr, addrlen_uaddr)) }
 probe syscall.poll { if (me()) out(name, sprintf("nfds=%d\ttimeout=%d", nfds, timeout)) }
 probe syscall.socket { if (me()) out(name, sprintf("family_str=%s\ttype_str=%s\tprotocol=%d", family_str, type_str, protocol)) }
-probe syscall.nanosleep { if (me()) out(name, sprintf("rem_uaddr=%d", rem_uaddr)) }
-probe syscall.clock_nanosleep { if (me()) out(name, sprintf("clk_id_str=%s\tflags=%d\trem_uaddr=%d", clk_id_str, flags, rem_uaddr)) }
+probe syscall.nanosleep { if (me()) out(name, sprintf("req_str=%s\trem_uaddr=%d", req_str, rem_uaddr)); if (me()) outa(name, argstr) }
+probe syscall.clock_nanosleep { if (me()) out(name, sprintf("clk_id_str=%s\tflags=%d\treq_str=%s\trem_uaddr=%d", clk_id_str, flags, req_str, rem_uaddr)); if (me()) outa(name, argstr) }
 probe syscall.prlimit64 { if (me()) out(name, sprintf("pid=%d\tresource_str=%s\tnew_rlim_uaddr=%d", pid, resource_str, new_rlim_uaddr)) }
 probe syscall.clone { if (me()) out(name, sprintf("clone_flags_str=%s\tstack_start=%d\tchild_tid_uaddr=%d", __sysc_fork_flags(clone_flags), stack_start, child_tid_uaddr)) }
 probe nd_syscall.kill { if (me()) out(name, sprintf("pid=%d\tsig=%d\tsig_name=%s", pid, sig, sig_name)); if (me()) outa(name, argstr) }

@@ -68,7 +68,8 @@ RULES = {
               ("flags_str", 3, "flags"), ("fd", 4, "num"), ("pgoffset", 5, "num")],
     "mprotect": [("addr", 0, "num"), ("len", 1, "num"), ("prot_str", 2, "flags")],
     "munmap": [("start", 0, "num"), ("length", 1, "num")],
-    "futex": [("futex_uaddr", 0, "num"), ("op", 1, "futex"), ("val", 2, "num")],
+    "futex": [("futex_uaddr", 0, "num"), ("op", 1, "futex"), ("val", 2, "num"),
+              ("argstr", None, "args")],
     "socketpair": [("family_str", 0, "flags"), ("type_str", 1, "flags"), ("protocol", 2, "num")],
     "sendto": [("s", 0, "num"), ("buf", 1, "str"), ("len", 2, "num"), ("flags_str", 3, "flags"),
                ("to_uaddr", 4, "num"), ("tolen", 5, "num")],
@@ -76,8 +77,11 @@ RULES = {
                  ("addr_uaddr", 4, "num"), ("addrlen_uaddr", 5, "num")],
     "poll": [("nfds", 1, "num"), ("timeout", 2, "num")],
     "socket": [("family_str", 0, "flags"), ("type_str", 1, "flags")],
-    "nanosleep": [("rem_uaddr", 1, "num")],
-    "clock_nanosleep": [("clk_id_str", 0, "str"), ("flags", 1, "num"), ("rem_uaddr", 3, "num")],
+    # (argstr not compared: SystemTap prints a NULL pointer 0x0 and flags 0 "0x0", strace
+    # NULL and 0.)
+    "nanosleep": [("req_str", 0, "str"), ("rem_uaddr", 1, "num")],
+    "clock_nanosleep": [("clk_id_str", 0, "str"), ("flags", 1, "num"), ("req_str", 2, "str"),
+                        ("rem_uaddr", 3, "num")],
     "prlimit64": [("pid", 0, "num"), ("resource_str", 1, "str"), ("new_rlim_uaddr", 2, "num")],
     "clone": [("clone_flags_str", "flags", "kv"), ("child_tid_uaddr", "child_tidptr", "kvnum")],
     "kill": [("pid", 0, "num"), ("sig_name", 1, "str"), ("argstr", None, "args")],
@@ -129,7 +133,15 @@ def strace_calls(d):
     return calls
 
 
+def timespecs(text):
+    """strace's {tv_sec=S, tv_nsec=N} as SystemTap's [S.NNNNNNNNN]; NULL kept."""
+    return re.sub(r"\{tv_sec=(-?\d+), tv_nsec=(\d+)\}",
+                  lambda m: "[%s.%09d]" % (m.group(1), int(m.group(2))), text)
+
+
 def compare(kind, got, args, idx, argtext):
+    args = [timespecs(a) for a in args]
+    argtext = timespecs(argtext)
     if kind == "args":
         return got == argtext, argtext
     if kind in ("kv", "kvnum"):

@@ -55,6 +55,8 @@ int main(int argc, char **argv)
 
 	int word = 0;
 	syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	struct timespec fts = {0, 2500};
+	syscall(SYS_futex, &word, FUTEX_WAIT, 1, &fts, NULL, 0); /* word != 1: EAGAIN at once */
 
 	int sv[2];
 	syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, sv);
