@@ -2,10 +2,11 @@
 # syscall_vars: the syscall aliases' SystemTap-named variables (and argstr where SystemTap's
 # layout equals strace's) against strace -ff of the same run, call by call.
 #
-# testsuite/e2e/progs/sysvars_work.c issues 31 kinds of system calls with known arguments
+# testsuite/e2e/progs/sysvars_work.c issues 32 kinds of system calls with known arguments
 # (openat with flags, write, writev, read, pread, lseek, dup/dup3, access, faccessat, unlinkat,
 # mkdirat, umask, mmap, mprotect, munmap, futex, socketpair, sendto, recvfrom, poll, socket,
-# nanosleep, clock_nanosleep, prlimit64, fork → clone, kill, wait4, exit_group, close, fcntl).
+# connect (AF_INET), nanosleep, clock_nanosleep, prlimit64, fork → clone, kill, wait4,
+# exit_group, close, fcntl).
 # ukstap runs `strace -ff -o DIR/st ./sysvars_work` under -c; the script prints, for each call
 # of the program (execname filter), SYSCALL, tid and the variables by SystemTap's names.
 # syscall_vars_check.py pairs the N-th call of a syscall in a tid with strace's N-th and
@@ -53,6 +54,7 @@ probe syscall.sendto { if (me()) out(name, sprintf("s=%d\tbuf=%s\tlen=%d\tflags_
 probe syscall.recvfrom { if (me()) out(name, sprintf("s=%d\tlen=%d\tflags_str=%s\taddr_uaddr=%d\taddrlen_uaddr=%d", s, len, flags_str, addr_uaddr, addrlen_uaddr)) }
 probe syscall.poll { if (me()) out(name, sprintf("nfds=%d\ttimeout=%d", nfds, timeout)) }
 probe syscall.socket { if (me()) out(name, sprintf("family_str=%s\ttype_str=%s\tprotocol=%d", family_str, type_str, protocol)) }
+probe syscall.connect { if (me()) out(name, sprintf("sockfd=%d\tuaddr_af=%s\tuaddr_ip=%s\tuaddr_ip_port=%s\taddrlen=%d", sockfd, uaddr_af, uaddr_ip, uaddr_ip_port, addrlen)) }
 probe syscall.nanosleep { if (me()) out(name, sprintf("req_str=%s\trem_uaddr=%d", req_str, rem_uaddr)); if (me()) outa(name, argstr) }
 probe syscall.clock_nanosleep { if (me()) out(name, sprintf("clk_id_str=%s\tflags=%d\treq_str=%s\trem_uaddr=%d", clk_id_str, flags, req_str, rem_uaddr)); if (me()) outa(name, argstr) }
 probe syscall.prlimit64 { if (me()) out(name, sprintf("pid=%d\tresource_str=%s\tnew_rlim_uaddr=%d", pid, resource_str, new_rlim_uaddr)) }
@@ -64,7 +66,7 @@ EOF
 
 t "syscall_vars: run under strace" 0 '*' '*' -- \
   "$UKSTAP" -o "$T_TMP/stap.out" "$T_TMP/vars.stp" \
-  -c "strace -ff -qq -o $T_TMP/st/st -e trace=openat,write,writev,read,pread64,lseek,close,dup,dup3,fcntl,access,faccessat,unlinkat,mkdirat,umask,mmap,mprotect,munmap,futex,socketpair,sendto,recvfrom,poll,socket,nanosleep,clock_nanosleep,prlimit64,clone,kill,wait4,exit_group $T_TMP/sysvars_work $T_TMP/scratch"
+  -c "strace -ff -qq -o $T_TMP/st/st -e trace=openat,write,writev,read,pread64,lseek,close,dup,dup3,fcntl,access,faccessat,unlinkat,mkdirat,umask,mmap,mprotect,munmap,futex,socketpair,sendto,recvfrom,poll,socket,connect,nanosleep,clock_nanosleep,prlimit64,clone,kill,wait4,exit_group $T_TMP/sysvars_work $T_TMP/scratch"
 t "syscall_vars: every variable equals strace's argument" 0 '~^OK: ' '' -- \
   python3 "$UKSTAP_TOP_SRCDIR/testsuite/e2e/syscall_vars_check.py" "$T_TMP/stap.out" "$T_TMP/st"
 t_done

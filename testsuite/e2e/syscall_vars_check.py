@@ -76,6 +76,9 @@ RULES = {
     "recvfrom": [("s", 0, "num"), ("len", 2, "num"), ("flags_str", 3, "flags"),
                  ("addr_uaddr", 4, "num"), ("addrlen_uaddr", 5, "num")],
     "poll": [("nfds", 1, "num"), ("timeout", 2, "num")],
+    "connect": [("sockfd", 0, "num"), ("uaddr_af", 1, "sa:sa_family"),
+                ("uaddr_ip", 1, "sa:sin_addr"), ("uaddr_ip_port", 1, "sa:sin_port"),
+                ("addrlen", 2, "num")],
     "socket": [("family_str", 0, "flags"), ("type_str", 1, "flags")],
     # (argstr not compared: SystemTap prints a NULL pointer 0x0 and flags 0 "0x0", strace
     # NULL and 0.)
@@ -159,6 +162,11 @@ def compare(kind, got, args, idx, argtext):
         return got == want.replace("AF_", "PF_"), want
     if kind in ("num", "num?"):
         return num(got) == num(want), want
+    if kind.startswith("sa:"):  # {sa_family=AF_INET, sin_port=htons(9), sin_addr=inet_addr("127.0.0.1")}
+        f = dict(re.findall(r"(\w+)=([^,}]+)", want))
+        w = f.get(kind[3:], "")
+        w = re.sub(r'^(?:htons|inet_addr)\("?([^")]*)"?\)$', r"\1", w)
+        return got == w, want
     if kind == "flags":
         return flagset(got) == flagset(want), want
     if kind == "futex":

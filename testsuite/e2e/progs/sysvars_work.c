@@ -5,7 +5,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <linux/futex.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -67,6 +69,9 @@ int main(int argc, char **argv)
 	syscall(SYS_close, sv[0]);
 	syscall(SYS_close, sv[1]);
 	int s = syscall(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(9)};
+	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+	syscall(SYS_connect, s, &sin, sizeof sin); /* UDP: no packet is sent */
 	syscall(SYS_close, s);
 
 	struct timespec ts = {0, 1000};
