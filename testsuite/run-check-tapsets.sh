@@ -18,3 +18,7 @@ if ! have_tracefs && [ "${CI:-}" = true ]; then
   exit 1
 fi
 bash "$UKSTAP_TOP_SRCDIR/scripts/check-tapsets" "$UKSTAP_TOP_SRCDIR/tapsets"
+rc=$?
+# SystemTap's documented variables on every alias (scripts/stap-syscall-vars.json truth).
+python3 "$UKSTAP_TOP_SRCDIR/scripts/check-syscall-vars" "$UKSTAP_TOP_SRCDIR/tapsets" || rc=1
+exit $rc
