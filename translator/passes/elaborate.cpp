@@ -118,6 +118,33 @@ int resolve_all(Session& s, const SymbolTable& symbols, const std::vector<Derive
   return errors;
 }
 
+// A tapset file's own probes (a `probe begin` filling a table its aliases read) come with the
+// file, as in SystemTap, once something the file defines (a function, a global) is in use.
+// Repeated until no file is added: those probes may use more.
+int add_tapset_file_probes(Session& s, const SymbolTable& symbols, PieceOwners& owners,
+                           UsedSymbols& used, size_t& next_fn) {
+  int errors = 0;
+  std::vector<const ast::StapFile*> done;
+  for (bool more = true; more;) {
+    more = false;
+    for (auto* f : symbols.files()) {
+      if (!f->is_tapset || f->probes.empty()) continue;
+      if (std::find(done.begin(), done.end(), f) != done.end()) continue;
+      bool contributes = false;
+      for (auto* fn : f->functions) contributes |= used.function_set.count(fn) > 0;
+      for (auto* g : f->globals) contributes |= used.global_set.count(g) > 0;
+      if (!contributes) continue;
+      done.push_back(f);
+      more = true;
+      std::vector<DerivedProbe*> added;
+      for (auto* p : f->probes) errors += derive_probe(s, symbols, p, f, owners, added);
+      errors += resolve_all(s, symbols, added, owners, used, next_fn);
+      s.probes.insert(s.probes.end(), added.begin(), added.end());
+    }
+  }
+  return errors;
+}
+
 }  // namespace
 
 // Elaborates `probes` from `files` (the user's script, or a synthetic one for -L) into s.
@@ -134,6 +161,7 @@ int elaborate_probes(Session& s, const std::vector<ast::StapFile*>& files, bool 
     for (auto* p : f->probes) errors += derive_probe(s, symbols, p, f, owners, derived);
   s.probes = derived;
   errors += resolve_all(s, symbols, s.probes, owners, used, next_fn);
+  errors += add_tapset_file_probes(s, symbols, owners, used, next_fn);
   publish(s, symbols, used);
   if (errors) return errors;
 
