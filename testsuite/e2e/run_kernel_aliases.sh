@@ -177,12 +177,17 @@ t "netdev.receive on lo: at least 3, dev_name, length, protocol" 0 '' '' -- \
 # touch faults once, at exactly that address; write_access 1 then 0.
 PF=$T_TMP/pfault
 if gcc -O2 -Wall -o "$PF" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/pfault.c" 2> "$T_TMP/gcc.err"; then
-  PF_STP='probe vm.pagefault { if (pid() == target() && name == "pagefault") printf("%x %d\n", address, write_access) }'
+  # addr_to_node: node 0 on a one-node machine (/sys/devices/system/node/online), else an error
+  PF_STP='probe vm.pagefault { if (pid() == target() && name == "pagefault") {
+    try { n = addr_to_node(address) } catch { n = -1 }
+    printf("%x %d %d\n", address, write_access, n) } }'
+  NODE=$(awk -F, '{ print ($0 == "0" ? 0 : -1) }' /sys/devices/system/node/online 2>/dev/null || echo 0)
   t "vm.pagefault: run" 0 '' '' -- uk "$T_TMP/pf.out" -c "$PF" -e "$PF_STP"
   read -r _ W_ADDR < <(grep '^write' "$T_TMP/pf.out.prog")
   read -r _ R_ADDR < <(grep '^read' "$T_TMP/pf.out.prog")
-  t "vm.pagefault address/write_access vs the program's own write and read" 0 '' '' -- \
-    bash -c "grep -qx '$W_ADDR 1' $T_TMP/pf.out && grep -qx '$R_ADDR 0' $T_TMP/pf.out || { echo 'want $W_ADDR 1, $R_ADDR 0'; exit 1; }"
+  t "vm.pagefault address/write_access vs the program's own write and read; addr_to_node" 0 '' '' -- \
+    bash -c "grep -qx '$W_ADDR 1 $NODE' $T_TMP/pf.out && grep -qx '$R_ADDR 0 $NODE' $T_TMP/pf.out ||
+             { echo 'want $W_ADDR 1 $NODE, $R_ADDR 0 $NODE'; exit 1; }"
 else
   t "vm.pagefault: build progs/pfault.c: $(cat "$T_TMP/gcc.err")" 0 '' '' -- false
 fi
