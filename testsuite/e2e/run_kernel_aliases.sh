@@ -22,16 +22,21 @@ uk() {
 }
 # same_text WHAT WANT GOT-FILE: the file's content is exactly WANT (one line per item)
 same_text() {
-  [ "$(cat "$3")" = "$2" ] || fail_msg "$1: want [$2], got [$(cat "$3")]"
+  local got
+  got=$(cat "$3")
+  [ "$got" = "$2" ] || fail_msg "$1: diff want got: $(diff <(printf '%s\n' "$2") <(printf '%s\n' "$got") | tr '\n' '|')"
 }
 
 # ================================================================= signal.send, signal.handle
-# The target bash starts `sleep`, sends it SIGUSR1, and sends itself SIGUSR2 (trapped). Truth:
+# The target bash starts `sleep`, waits until it has exec'd (/proc/PID/comm), sends it SIGUSR1,
+# and sends itself SIGUSR2 (trapped); kill(2) is called once for each (signal.syskill). Truth:
 # `kill -l` numbers, $! and $$, the recipients' names; shared is 1 (kill(2) signals the whole
-# thread group); signal.handle fires in the trapping bash with si_code SI_USER (0, a kill(2)).
+# thread group); signal.handle fires in the trapping bash with si_code SI_USER (0, a kill(2)),
+# after kill(2) returned (a pending signal is handled on the way back to user space).
 SIG_SH=$T_TMP/sig.sh
 cat > "$SIG_SH" <<'EOF'
 sleep 30 & c=$!
+until [ "$(cat /proc/$c/comm 2> /dev/null)" = sleep ]; do :; done  # it has exec'd sleep
 echo "child $c self $$"
 kill -USR1 $c
 trap 'echo trapped' USR2
@@ -40,13 +45,19 @@ wait
 EOF
 SIG_STP='probe signal.send { if (pid() == target() && (sig == 10 || sig == 12))
     printf("send %d %s %d %s %d\n", sig, sig_name, sig_pid, pid_name, shared) }
-probe signal.handle { if (pid() == target() && sig == 12) printf("handle %d %s %d %s\n", sig, sig_name, sig_code, sig_mode) }'
+probe signal.handle { if (pid() == target() && sig == 12) printf("handle %d %s %d %s\n", sig, sig_name, sig_code, sig_mode) }
+probe signal.syskill { if (pid() == target()) printf("syskill %d %s %d\n", sig, sig_name, sig_pid) }
+probe signal.syskill.return { if (pid() == target()) printf("syskill.return %s %d\n", name, retval) }'
 t "signal aliases: run" 0 '' '' -- uk "$T_TMP/sig.out" -c "bash $SIG_SH" -e "$SIG_STP"
 read -r _ CHILD _ SELF < <(grep '^child' "$T_TMP/sig.out.prog")
 USR1=$(kill -l USR1) USR2=$(kill -l USR2)
-t "signal.send: sig, sig_name, sig_pid, pid_name, shared (kill -USR1 \$!, kill -USR2 \$\$)" 0 '' '' -- \
-  same_text signal.send "send $USR1 SIGUSR1 $CHILD sleep 1
+t "signal.send: sig, sig_name, sig_pid, pid_name, shared (kill -USR1 \$!, kill -USR2 \$\$); signal.syskill(.return)" 0 '' '' -- \
+  same_text signal.send "syskill $USR1 SIGUSR1 $CHILD
+send $USR1 SIGUSR1 $CHILD sleep 1
+syskill.return syskill 0
+syskill $USR2 SIGUSR2 $SELF
 send $USR2 SIGUSR2 $SELF bash 1
+syskill.return syskill 0
 handle $USR2 SIGUSR2 0 User Mode Signal" "$T_TMP/sig.out"
 
 # _signal_name / signal_str: SystemTap's tables (its aux_syscalls.stp list has no SIGSTKFLT and
