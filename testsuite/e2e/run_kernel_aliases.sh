@@ -153,6 +153,9 @@ probe ioblock_trace.request { if (pid() == target()) printf("treq %s %d %d\n", d
 probe ioblock.end { if (devname == @1) printf("end %s %d %d %d\n", devname, sector, size, error) }'
   t "ioblock: run" 0 '' '' -- uk "$T_TMP/io.out" -c "dd if=/dev/zero of=$LOOP bs=4096 count=4 seek=5 oflag=direct" \
     -e "$IO_STP" "$LOOP_NAME"
+  # -L lists the pattern's matches only, not the begin probe bdev-names.stp brings along
+  t "-L ioblock.request: one line, with devname" 0 '~^ioblock\.request .*devname:string' '' -- \
+    bash -c "'$UKSTAP' -L ioblock.request > $T_TMP/L.out && [ \$(wc -l < $T_TMP/L.out) = 1 ] && cat $T_TMP/L.out"
   want_io() {  # want_io KIND FORMAT: one line per block 5..8
     local i
     for i in 5 6 7 8; do printf "$2\n" "$1" "$LOOP_NAME" $((i * 8)); done
