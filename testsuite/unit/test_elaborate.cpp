@@ -263,3 +263,24 @@ TEST_CASE("-T adds a timer probe first", "[elaborate]") {
   REQUIRE(o.str().find("# probes\ntimer.ms(3000) /* <- timer.ms(3000) */\nbegin /* <- begin */\n") !=
           std::string::npos);
 }
+
+// SystemTap (langref "Tapset probes"): a tapset file's own probes are part of the script when
+// the file is used: here a begin probe that fills the table an alias reads.
+TEST_CASE("a used tapset file brings its own probes, an unused one does not", "[elaborate]") {
+  const std::string tapset = std::string(kMiniTapset) + R"(
+global __names
+probe begin(-100) { __names[1] = "one" }
+probe named.point = end { nm = __names[1] }
+)";
+  Elab used("probe named.point { log(nm) }", tapset);
+  REQUIRE(used.rc == 0);
+  REQUIRE(used.s.probes.size() == 2);
+  std::string out = used.p2();
+  REQUIRE(out.find("end /* <- end <- named.point */") != std::string::npos);
+  REQUIRE(out.find("begin(-100) /* <- begin(-100) */") != std::string::npos);
+
+  // Nothing of the file in use (no function, global or alias of it): no begin probe.
+  Elab unused("probe end { n = 1; n++ }", tapset);
+  REQUIRE(unused.rc == 0);
+  REQUIRE(unused.s.probes.size() == 1);
+}

@@ -65,9 +65,15 @@ int list_probes(Session& s, std::ostream& out) {
   // -L: the alias's locals with their inferred types, then the $variables of a built-in point.
   s.user_file = file;
   if (passes::elaborate_probes(s, {file}) != 0 && s.probes.empty()) return 1;
+  // Not listed: the probes a used tapset file brings along (its `probe begin`), which are not
+  // matches of the pattern.
+  std::set<const ast::Probe*> tapset_own;
+  for (auto* f : s.tapset_files)
+    if (f) tapset_own.insert(f->probes.begin(), f->probes.end());
   std::map<std::string, std::vector<const DerivedProbe*>> by_name;
   for (auto* p : s.probes)
-    if (!p->source || !p->source->synthetic) by_name[listed_name(*p)].push_back(p);
+    if ((!p->source || !p->source->synthetic) && !tapset_own.count(p->source))
+      by_name[listed_name(*p)].push_back(p);
   for (auto& [name, probes] : by_name) {
     std::string line = name;
     std::set<std::string> seen;
