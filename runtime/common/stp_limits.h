@@ -51,6 +51,17 @@ typedef __u8 uint8_t;
 # endif
 #endif
 
+/* Statements per run of a handler that runs with interrupts enabled: SystemTap's begin, end
+ * and error probes (man stap, -D MAXACTION_INTERRUPTIBLE: default MAXACTION * 10). Here those
+ * are the native probes of those kinds (translator: Emitter::emit_probe). */
+#ifndef STP_MAXACTION_INTERRUPTIBLE
+# ifdef MAXACTION_INTERRUPTIBLE
+#  define STP_MAXACTION_INTERRUPTIBLE MAXACTION_INTERRUPTIBLE
+# else
+#  define STP_MAXACTION_INTERRUPTIBLE ((int64_t)STP_MAXACTION * 10)
+# endif
+#endif
+
 #ifndef STP_MAXBACKTRACE
 # ifdef MAXBACKTRACE
 #  define STP_MAXBACKTRACE MAXBACKTRACE

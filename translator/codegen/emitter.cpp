@@ -962,6 +962,8 @@ class BodyEmitter : public ast::Visitor {
     std::string vtype = mi->stats ? "struct stp_stat_" : "struct stp_val_";
     std::string v = frame_.add_temp(vtype + em_.c_name(g->name), "v");
     std::string limit = s.limit ? eval_stable(s.limit) : "-1";
+    // A limit of 0 or less runs no iteration, as in SystemTap (the runtime's -1 means none).
+    if (s.limit) limit = "(" + limit + " > 0 ? " + limit + " : 0)";
     std::string aggr = s.sort_aggr.empty() ? "count" : s.sort_aggr;
     // With a slice, `limit` counts the entries that match, so it is applied here.
     std::string counted;
@@ -1299,6 +1301,11 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
   body << c_comment(info.pp) << "\n" << macro << "\n{\n";
   body << "  STP_PROBE_ENTER(" << id << ");\n";
   if (via_dispatcher) body << "  stp__sysrec_fill(&c->k, ctx, " << (sys_exit ? 1 : 0) << ");\n";
+  // begin/end/error run with interrupts enabled in SystemTap: MAXACTION_INTERRUPTIBLE applies.
+  if (info.native && (p->family.is(probes::ProbeKind::Begin) ||
+                      p->family.is(probes::ProbeKind::End) ||
+                      p->family.is(probes::ProbeKind::Error)))
+    body << "  STP_INTERRUPTIBLE(c);\n";
   for (auto* l : p->locals)
     body << "  " << (l->type == Type::String ? var_access(l) + "[0] = 0;" : var_access(l) + " = 0;")
          << "\n";
