@@ -28,7 +28,7 @@ typedef __u8 uint8_t;
 # ifdef MAXSTRINGLEN
 #  define STP_MAXSTRINGLEN MAXSTRINGLEN
 # else
-#  define STP_MAXSTRINGLEN 128
+#  define STP_MAXSTRINGLEN 512  /* SystemTap on 64-bit hosts (its runtime_defines.h) */
 # endif
 #endif
 #ifndef MAXSTRINGLEN

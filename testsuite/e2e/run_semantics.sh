@@ -51,4 +51,43 @@ t "alias variable named like a user global is the global" 0 $'78\n' '' -- timeou
   -c 'dd if=/dev/zero of=/dev/null bs=77 count=1 status=none' \
   -e 'global count; probe syscall.read { if (pid() == target() && fd == 0) printf("%d\n", ++count) }'
 
+# @entry(expr) in a system call's return probe (syscall.X.return = sys_exit_X): saved at
+# sys_enter_X by the same thread. dd's one read of fd 0 (strace: read(0, ..., 77) = 77).
+t "@entry(\$fd) at syscall.read.return" 0 '~^fd=0 count=77 ret=77$' '' -- timeout 60 "$UKSTAP" \
+  -c 'dd if=/dev/zero of=/dev/null bs=77 count=1 status=none' \
+  -e 'probe syscall.read.return { if (pid() == target()) printf("fd=%d count=%d ret=%d\n", @entry($fd), @entry($count), $ret) }'
+
+# @entry in a function's return probe (uretprobe), calls nested five deep: the program prints
+# each call's argument and result as it returns (its own view), the probe the same from @entry
+# and $return. -o keeps the two apart.
+EP=$T_TMP/entry_prog
+if gcc -O2 -g -o "$EP" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/entry_prog.c" 2> "$T_TMP/gcc.err"; then
+  "$EP" > "$T_TMP/entry.truth"
+  t "@entry at process.function.return: run" 0 '*' '' -- timeout 60 "$UKSTAP" -o "$T_TMP/entry.out" -c "$EP" -e '
+    probe process("'"$EP"'").function("rec").return { printf("rec n=%d ret=%d\n", @entry($n), $return) }
+    probe process("'"$EP"'").function("scale").return {
+      printf("scale x=%d k=%d ret=%d\n", @entry($x), @entry($k), $return) }'
+  t "@entry(\$param) at .return = the arguments the program saw, nested calls included" 0 '' '' -- \
+    diff "$T_TMP/entry.truth" "$T_TMP/entry.out"
+  # Time: each frame's @entry(gettimeofday_ns()) is <= the time at its return, and the outer
+  # frames (entered first) have the earlier entry times.
+  t "@entry(gettimeofday_ns()): entry <= return, outer frames entered first" 0 '*' '' -- \
+    timeout 60 "$UKSTAP" -c "$EP" -o "$T_TMP/time.out" -e '
+    global last, ok, n
+    probe process("'"$EP"'").function("rec").return {
+      t0 = @entry(gettimeofday_ns()); t1 = gettimeofday_ns()
+      n++
+      if (t0 <= t1 && (last == 0 || t0 < last)) ok++
+      last = t0
+    }
+    probe end { printf("ok %d\n", ok == n ? ok : -n) }'
+  t "@entry(gettimeofday_ns()): output" 0 $'ok 5\n' '' -- cat "$T_TMP/time.out"
+else
+  t "entry_prog builds" 0 '' '' -- cat "$T_TMP/gcc.err"
+fi
+t "@entry outside a return probe is refused" 1 '' '~@entry is only valid in a \.return probe' -- \
+  "$UKSTAP" -p2 -e 'probe syscall.read { println(@entry($fd)) }'
+t "@entry in a function is refused" 1 '' '~@entry is only valid in a \.return probe' -- \
+  "$UKSTAP" -p2 -e 'function f() { return @entry(1) } probe syscall.read.return { println(f()) }'
+
 t_done

@@ -545,7 +545,7 @@ class BodyEmitter : public ast::Visitor {
       const std::string& name = up.params[k - 1].name;
       const std::string& type = up.params[k - 1].type;
       if (name != e.name) continue;
-      if (is_return) unsupported("a parameter in a .return probe (use @entry later)", e.tok);
+      if (is_return) unsupported("a parameter in a .return probe (use @entry(" + e.name + "))", e.tok);
       if (!type.empty() && type.back() == '*') return "((int64_t)STP_UARG(c, " + std::to_string(k) + "))";
       // Integers only: the cast is made of C integer words (c_text.h), never of DWARF's text.
       std::string ctype = c_integer_type(type);
@@ -561,7 +561,12 @@ class BodyEmitter : public ast::Visitor {
   void visit(ast::CastOp& e) override { unsupported("@cast", e.tok); }
   void visit(ast::AtVarOp& e) override { unsupported("@var", e.tok); }
   void visit(ast::DefinedOp& e) override { value_ = e.value > 0 ? "((int64_t)1)" : "((int64_t)0)"; }
-  void visit(ast::EntryOp& e) override { unsupported("@entry", e.tok); }
+  // Pass 2 made the operand the local the return probe's prologue filled with the value saved
+  // at entry (passes/entry_values.cpp).
+  void visit(ast::EntryOp& e) override {
+    if (!dynamic_cast<ast::Symbol*>(e.operand)) unsupported("@entry outside a .return probe", e.tok);
+    value_ = eval(e.operand);
+  }
   void visit(ast::PerfOp& e) override { unsupported("@perf", e.tok); }
   void visit(ast::HistogramOp& e) override { unsupported("a histogram as a value", e.tok); }
 
@@ -1330,7 +1335,7 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
 
 int Emitter::run() {
   // Limits, as stap's -D names them.
-  const char* limits[][2] = {{"MAXSTRINGLEN", "128"}, {"MAXMAPENTRIES", "2048"},
+  const char* limits[][2] = {{"MAXSTRINGLEN", "512"}, {"MAXMAPENTRIES", "2048"},
                              {"MAXACTION", "1000"},   {"MAXBACKTRACE", "128"},
                              {"MAXERRORS", "0"},      {"MAXNESTING", "10"}};
   std::ostringstream head;
