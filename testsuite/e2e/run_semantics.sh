@@ -90,4 +90,38 @@ t "@entry outside a return probe is refused" 1 '' '~@entry is only valid in a \.
 t "@entry in a function is refused" 1 '' '~@entry is only valid in a \.return probe' -- \
   "$UKSTAP" -p2 -e 'function f() { return @entry(1) } probe syscall.read.return { println(f()) }'
 
+# MAXSTRINGLEN: 512 by default as SystemTap on 64-bit hosts (its runtime_defines.h); a string
+# keeps MAXSTRINGLEN - 1 characters. -D MAXSTRINGLEN=N still sets it.
+t "MAXSTRINGLEN default 512 (native)" 0 $'300 511\n' '' -- timeout 60 "$UKSTAP" \
+  -e 'probe oneshot { printf("%d %d\n", strlen(sprintf("%300s", "x")), strlen(sprintf("%600s", "x"))) }'
+t "MAXSTRINGLEN default 512 (kernel probe, array key)" 0 $'400\n' '' -- timeout 60 "$UKSTAP" -c 'sh -c "sleep 0.2; true"' \
+  -e 'global a; probe syscall.wait4 { if (pid() == target()) a[sprintf("%400s", "k")] <<< 1 } probe end { foreach (k in a) println(strlen(k)) }'
+t "-D MAXSTRINGLEN=128" 0 $'127\n' '' -- timeout 60 "$UKSTAP" -DMAXSTRINGLEN=128 \
+  -e 'probe oneshot { println(strlen(sprintf("%300s", "x"))) }'
+
+# =~ / !~ in a kernel-side probe (a DFA compiled at translate time) agree with the native side's
+# glibc regexec on the same strings: the files cat opens (its libraries, /etc/hostname, ...;
+# syscall.openat's filename is quoted, as SystemTap's).
+t "=~ in a kernel probe = regexec in end, on the paths cat opens: run" 0 '*' '' -- \
+  timeout 60 "$UKSTAP" -c 'cat /etc/hostname /etc/passwd' -o "$T_TMP/re.out" -e '
+  global k
+  probe syscall.openat {
+    if (pid() == target()) {
+      f = filename
+      k[f] = (f =~ "^\"?/etc/[a-z]+\"?$") + 2 * (f =~ "lib(c|m)\\.so(\\.[0-9]+)*\"?$") + 4 * (f !~ "[0-9]") +
+             8 * (f =~ "^\"?(/[^/\"]+){3,}\"?$") + 16 * (f =~ "[[:upper:]]|passwd")
+    }
+  }
+  probe end {
+    foreach (f in k) {
+      v = (f =~ "^\"?/etc/[a-z]+\"?$") + 2 * (f =~ "lib(c|m)\\.so(\\.[0-9]+)*\"?$") + 4 * (f !~ "[0-9]") +
+          8 * (f =~ "^\"?(/[^/\"]+){3,}\"?$") + 16 * (f =~ "[[:upper:]]|passwd")
+      n++; if (v != k[f]) bad++
+    }
+    printf("%d paths, %d disagree\n", n, bad)
+  }'
+t "=~ in a kernel probe: output" 0 '~^[3-9][0-9]* paths, 0 disagree$' '' -- cat "$T_TMP/re.out"
+t "a regex the DFA cannot do is refused in a kernel probe" 1 '' '~cannot be matched in a kernel-context probe: back-references' -- \
+  "$UKSTAP" -p3 -e 'probe syscall.read { if (execname() =~ "(a)\\1") println(1) }'
+
 t_done

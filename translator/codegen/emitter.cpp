@@ -1,6 +1,7 @@
 #include "codegen/emitter.h"
 
 #include "codegen/c_text.h"
+#include "codegen/regex_dfa.h"
 
 #include <algorithm>
 
@@ -370,11 +371,34 @@ class BodyEmitter : public ast::Visitor {
     value_ = t;
   }
   void visit(ast::RegexMatch& e) override {
-    if (!native_) unsupported("regular expression matching in a kernel-context probe", e.tok);
+    if (!native_) return kernel_regex(e);
     std::string s = eval(e.left);
     std::string t = tmp_long();
     line(t + " = stp_regex_match(c, " + s + ", " + c_quote(e.regex->value) + ");");
     check_error();
+    value_ = e.op == "!~" ? "((int64_t)!" + t + ")" : t;
+  }
+  // In a BPF probe: the expression compiled to a DFA now (codegen/regex_dfa.h), its tables
+  // emitted once per use before the probes, matched by runtime/bpf/stp_bpf_regex.h.
+  void kernel_regex(ast::RegexMatch& e) {
+    RegexDfa dfa;
+    try {
+      dfa = compile_regex_dfa(e.regex->value);
+    } catch (const std::runtime_error& err) {
+      throw TranslateError("regular expression \"" + e.regex->value +
+                               "\" cannot be matched in a kernel-context probe: " + err.what(),
+                           e.regex->tok ? e.regex->tok : e.tok);
+    }
+    std::string name = "stp_re_" + std::to_string(em_.next_callback_++);
+    em_.callbacks_ << regex_dfa_c(dfa, name);
+    std::string s = eval(e.left);
+    if (dynamic_cast<ast::LiteralString*>(e.left)) {  // a literal: into a buffer of MAXSTRINGLEN
+      std::string t = tmp_str();
+      line("stp_str_copy(c, " + t + ", " + s + ");");
+      s = t;
+    }
+    std::string t = tmp_long();
+    line(t + " = stp_regex_dfa(c, " + s + ", " + name + ");");
     value_ = e.op == "!~" ? "((int64_t)!" + t + ")" : t;
   }
   void visit(ast::TernaryExpression& e) override {
