@@ -494,6 +494,9 @@ static void stp_n_map_clear(struct stp_common *ck, struct stp_nmap *m)
 #define stp_map_exists(c, NAME, key) stp_n_map_exists(&(c)->k, &stp_nmap_##NAME, (key))
 #define stp_map_delete(c, NAME, key) stp_n_map_delete(&(c)->k, &stp_nmap_##NAME, (key))
 #define stp_map_clear(c, NAME) stp_n_map_clear(&(c)->k, &stp_nmap_##NAME)
+/* A statistic's map has the same native descriptor (stp_nmap_NAME). */
+#define stp_stat_delete(c, NAME, key) stp_map_delete(c, NAME, key)
+#define stp_stat_clear(c, NAME) stp_map_clear(c, NAME)
 
 /* Stats: per-CPU values (value_size rounded to 8 per CPU, as the kernel returns them). */
 static void stp_n_stat_agg(struct stp_nmap *m, const unsigned char *percpu, void *out)

@@ -1059,8 +1059,8 @@ class BodyEmitter : public ast::Visitor {
   void visit(ast::DeleteStatement& s) override {
     if (auto* sym = dynamic_cast<ast::Symbol*>(s.value)) {
       const ast::Vardecl* v = sym->referent;
-      if (em_.map_of(v)) {
-        line("stp_map_clear(c, " + map_name(v) + ");");
+      if (const MapInfo* mi = em_.map_of(v)) {
+        line((mi->stats ? "stp_stat_clear(c, " : "stp_map_clear(c, ") + map_name(v) + ");");
       } else if (v->type == Type::String) {
         line(em_.var_access(v) + "[0] = 0;");
       } else {
@@ -1076,7 +1076,9 @@ class BodyEmitter : public ast::Visitor {
         return;
       }
       std::string k = build_key(g, ai->indexes, s.tok);
-      line("stp_map_delete(c, " + map_name(g) + ", &" + k + ");");
+      const MapInfo* mi = em_.map_of(g);
+      line(std::string(mi && mi->stats ? "stp_stat_delete(c, " : "stp_map_delete(c, ") +
+           map_name(g) + ", &" + k + ");");
       return;
     }
     unsupported("delete of this expression", s.tok);
