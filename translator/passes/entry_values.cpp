@@ -104,6 +104,10 @@ int add_entry_probes(Session& s, std::vector<DerivedProbe*>& probes,
   };
   std::vector<Plan> plans;
   std::map<const ast::Probe*, int> depth_of;
+  // The k-th @entry of every probe derived from one script probe shares one map (so
+  // `syscall.*.return` has one map per @entry, not one per system call): a thread is in one
+  // system call at a time, and function frames of one script probe nest as a stack.
+  std::map<std::pair<const ast::Probe*, size_t>, int> id_of;
   int next_id = 0, next_depth = 0;
   for (auto* p : probes) {
     EntryFinder f;
@@ -123,7 +127,11 @@ int add_entry_probes(Session& s, std::vector<DerivedProbe*>& probes,
         throw SemanticError("@entry is only valid in a .return probe (a function's or a system "
                             "call's)", f.ops[0]->tok);
       }
-      for (size_t k = 0; k < f.ops.size(); ++k) plan.ids.push_back(next_id++);
+      for (size_t k = 0; k < f.ops.size(); ++k) {
+        auto [it, fresh] = id_of.try_emplace({p->source, k}, next_id);
+        if (fresh) ++next_id;
+        plan.ids.push_back(it->second);
+      }
       plans.push_back(plan);
     } catch (const SemanticError& e) {
       s.diag.semantic_error(e);
@@ -135,8 +143,7 @@ int add_entry_probes(Session& s, std::vector<DerivedProbe*>& probes,
   // The synthetic globals and the two pieces of each pair, as script text: one probe per piece
   // (`never`: only their bodies are used).
   std::ostringstream t;
-  for (auto& pl : plans)
-    for (int id : pl.ids) t << "global __entry_" << id << "%\n";
+  for (int id = 0; id < next_id; ++id) t << "global __entry_" << id << "%\n";
   for (int d = 0; d < next_depth; ++d) t << "global __entry_depth_" << d << "%\n";
   for (auto& pl : plans) {
     if (pl.depth >= 0) {
