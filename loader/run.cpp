@@ -152,7 +152,7 @@ bool Runner::load_bpf() {
   bpf_.write_config(config_);
   size_t maxstr = std::strtoul(s_.define("MAXSTRINGLEN", "0").c_str(), nullptr, 0);
   if (auto it = m_.limits.find("MAXSTRINGLEN"); it != m_.limits.end()) maxstr = std::strtoul(it->second.c_str(), nullptr, 0);
-  if (!maxstr) maxstr = 128;
+  if (!maxstr) maxstr = 512;  // the default of runtime/common/stp_limits.h
   bpf_.write_probe_table(m_.probes, maxstr);
   max_errors_ = std::atoi(s_.define("MAXERRORS", "0").c_str());
 

@@ -65,6 +65,9 @@ static long stp__clear_cb(void *map, const void *key, void *val, void *ctx)
   return 0;
 }
 #define stp_map_clear(c, NAME) ((void)bpf_for_each_map_elem(&stp_map_##NAME, stp__clear_cb, 0, 0))
+/* `delete s[k]` / `delete s` of a statistic: its map is stp_stat_NAME. */
+#define stp_stat_delete(c, NAME, key) ((void)bpf_map_delete_elem(&stp_stat_##NAME, (key)))
+#define stp_stat_clear(c, NAME) ((void)bpf_for_each_map_elem(&stp_stat_##NAME, stp__clear_cb, 0, 0))
 
 /* ---- statistics ------------------------------------------------------------------------- */
 enum { stp__stats_id_base = __COUNTER__ + 1 };

@@ -28,7 +28,7 @@ typedef __u8 uint8_t;
 # ifdef MAXSTRINGLEN
 #  define STP_MAXSTRINGLEN MAXSTRINGLEN
 # else
-#  define STP_MAXSTRINGLEN 128
+#  define STP_MAXSTRINGLEN 512  /* SystemTap on 64-bit hosts (its runtime_defines.h) */
 # endif
 #endif
 #ifndef MAXSTRINGLEN
@@ -48,6 +48,17 @@ typedef __u8 uint8_t;
 #  define STP_MAXACTION MAXACTION
 # else
 #  define STP_MAXACTION 1000
+# endif
+#endif
+
+/* Statements per run of a handler that runs with interrupts enabled: SystemTap's begin, end
+ * and error probes (man stap, -D MAXACTION_INTERRUPTIBLE: default MAXACTION * 10). Here those
+ * are the native probes of those kinds (translator: Emitter::emit_probe). */
+#ifndef STP_MAXACTION_INTERRUPTIBLE
+# ifdef MAXACTION_INTERRUPTIBLE
+#  define STP_MAXACTION_INTERRUPTIBLE MAXACTION_INTERRUPTIBLE
+# else
+#  define STP_MAXACTION_INTERRUPTIBLE ((int64_t)STP_MAXACTION * 10)
 # endif
 #endif
 

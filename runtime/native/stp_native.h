@@ -105,6 +105,7 @@ struct stp_common {
   int loc;                   /* location id of the error (STP_LOC_NONE for error()) */
   int cur_loc;               /* location of the statement running (STP_SET_LOC) */
   int64_t actions;
+  int64_t max_actions;       /* MAXACTION, or MAXACTION_INTERRUPTIBLE (STP_INTERRUPTIBLE) */
   int nesting;
   int probe_id;
   char errmsg[STP_MAXSTRINGLEN];
@@ -191,8 +192,10 @@ static int64_t stp_n_regex_match(struct stp_common *ck, const char *s, const cha
 #define STP_ACTION(c, n)                                                    \
   do {                                                                      \
     (c)->k.actions += (n);                                                  \
-    if ((c)->k.actions > STP_MAXACTION) stp_n_error(&(c)->k, "MAXACTION exceeded", -1); \
+    if ((c)->k.actions > (c)->k.max_actions) stp_n_error(&(c)->k, "MAXACTION exceeded", -1); \
   } while (0)
+/* A begin, end or error handler: SystemTap allows it MAXACTION_INTERRUPTIBLE statements. */
+#define STP_INTERRUPTIBLE(c) ((c)->k.max_actions = STP_MAXACTION_INTERRUPTIBLE)
 
 /* ------------------------------------------------------------------------------ globals */
 static void *stp_n_globals_fetch(void);
@@ -231,6 +234,7 @@ static void stp_n_globals_store(void);
   memset(&c->k, 0, offsetof(struct stp_common, errmsg));                      \
   c->k.errmsg[0] = 0;                                                           \
   c->k.probe_id = (id);                                                         \
+  c->k.max_actions = STP_MAXACTION;                                             \
   stp_n_cur_k = &c->k;                                                          \
   g = (struct stp_globals *)stp_n_globals_fetch();                              \
   (void)g
@@ -490,6 +494,9 @@ static void stp_n_map_clear(struct stp_common *ck, struct stp_nmap *m)
 #define stp_map_exists(c, NAME, key) stp_n_map_exists(&(c)->k, &stp_nmap_##NAME, (key))
 #define stp_map_delete(c, NAME, key) stp_n_map_delete(&(c)->k, &stp_nmap_##NAME, (key))
 #define stp_map_clear(c, NAME) stp_n_map_clear(&(c)->k, &stp_nmap_##NAME)
+/* A statistic's map has the same native descriptor (stp_nmap_NAME). */
+#define stp_stat_delete(c, NAME, key) stp_map_delete(c, NAME, key)
+#define stp_stat_clear(c, NAME) stp_map_clear(c, NAME)
 
 /* Stats: per-CPU values (value_size rounded to 8 per CPU, as the kernel returns them). */
 static void stp_n_stat_agg(struct stp_nmap *m, const unsigned char *percpu, void *out)

@@ -1,6 +1,7 @@
 #include "codegen/emitter.h"
 
 #include "codegen/c_text.h"
+#include "codegen/regex_dfa.h"
 
 #include <algorithm>
 
@@ -370,11 +371,34 @@ class BodyEmitter : public ast::Visitor {
     value_ = t;
   }
   void visit(ast::RegexMatch& e) override {
-    if (!native_) unsupported("regular expression matching in a kernel-context probe", e.tok);
+    if (!native_) return kernel_regex(e);
     std::string s = eval(e.left);
     std::string t = tmp_long();
     line(t + " = stp_regex_match(c, " + s + ", " + c_quote(e.regex->value) + ");");
     check_error();
+    value_ = e.op == "!~" ? "((int64_t)!" + t + ")" : t;
+  }
+  // In a BPF probe: the expression compiled to a DFA now (codegen/regex_dfa.h), its tables
+  // emitted once per use before the probes, matched by runtime/bpf/stp_bpf_regex.h.
+  void kernel_regex(ast::RegexMatch& e) {
+    RegexDfa dfa;
+    try {
+      dfa = compile_regex_dfa(e.regex->value);
+    } catch (const std::runtime_error& err) {
+      throw TranslateError("regular expression \"" + e.regex->value +
+                               "\" cannot be matched in a kernel-context probe: " + err.what(),
+                           e.regex->tok ? e.regex->tok : e.tok);
+    }
+    std::string name = "stp_re_" + std::to_string(em_.next_callback_++);
+    em_.callbacks_ << regex_dfa_c(dfa, name);
+    std::string s = eval(e.left);
+    if (dynamic_cast<ast::LiteralString*>(e.left)) {  // a literal: into a buffer of MAXSTRINGLEN
+      std::string t = tmp_str();
+      line("stp_str_copy(c, " + t + ", " + s + ");");
+      s = t;
+    }
+    std::string t = tmp_long();
+    line(t + " = stp_regex_dfa(c, " + s + ", " + name + ");");
     value_ = e.op == "!~" ? "((int64_t)!" + t + ")" : t;
   }
   void visit(ast::TernaryExpression& e) override {
@@ -545,7 +569,7 @@ class BodyEmitter : public ast::Visitor {
       const std::string& name = up.params[k - 1].name;
       const std::string& type = up.params[k - 1].type;
       if (name != e.name) continue;
-      if (is_return) unsupported("a parameter in a .return probe (use @entry later)", e.tok);
+      if (is_return) unsupported("a parameter in a .return probe (use @entry(" + e.name + "))", e.tok);
       if (!type.empty() && type.back() == '*') return "((int64_t)STP_UARG(c, " + std::to_string(k) + "))";
       // Integers only: the cast is made of C integer words (c_text.h), never of DWARF's text.
       std::string ctype = c_integer_type(type);
@@ -561,7 +585,12 @@ class BodyEmitter : public ast::Visitor {
   void visit(ast::CastOp& e) override { unsupported("@cast", e.tok); }
   void visit(ast::AtVarOp& e) override { unsupported("@var", e.tok); }
   void visit(ast::DefinedOp& e) override { value_ = e.value > 0 ? "((int64_t)1)" : "((int64_t)0)"; }
-  void visit(ast::EntryOp& e) override { unsupported("@entry", e.tok); }
+  // Pass 2 made the operand the local the return probe's prologue filled with the value saved
+  // at entry (passes/entry_values.cpp).
+  void visit(ast::EntryOp& e) override {
+    if (!dynamic_cast<ast::Symbol*>(e.operand)) unsupported("@entry outside a .return probe", e.tok);
+    value_ = eval(e.operand);
+  }
   void visit(ast::PerfOp& e) override { unsupported("@perf", e.tok); }
   void visit(ast::HistogramOp& e) override { unsupported("a histogram as a value", e.tok); }
 
@@ -962,6 +991,8 @@ class BodyEmitter : public ast::Visitor {
     std::string vtype = mi->stats ? "struct stp_stat_" : "struct stp_val_";
     std::string v = frame_.add_temp(vtype + em_.c_name(g->name), "v");
     std::string limit = s.limit ? eval_stable(s.limit) : "-1";
+    // A limit of 0 or less runs no iteration, as in SystemTap (the runtime's -1 means none).
+    if (s.limit) limit = "(" + limit + " > 0 ? " + limit + " : 0)";
     std::string aggr = s.sort_aggr.empty() ? "count" : s.sort_aggr;
     // With a slice, `limit` counts the entries that match, so it is applied here.
     std::string counted;
@@ -1028,8 +1059,8 @@ class BodyEmitter : public ast::Visitor {
   void visit(ast::DeleteStatement& s) override {
     if (auto* sym = dynamic_cast<ast::Symbol*>(s.value)) {
       const ast::Vardecl* v = sym->referent;
-      if (em_.map_of(v)) {
-        line("stp_map_clear(c, " + map_name(v) + ");");
+      if (const MapInfo* mi = em_.map_of(v)) {
+        line((mi->stats ? "stp_stat_clear(c, " : "stp_map_clear(c, ") + map_name(v) + ");");
       } else if (v->type == Type::String) {
         line(em_.var_access(v) + "[0] = 0;");
       } else {
@@ -1045,7 +1076,9 @@ class BodyEmitter : public ast::Visitor {
         return;
       }
       std::string k = build_key(g, ai->indexes, s.tok);
-      line("stp_map_delete(c, " + map_name(g) + ", &" + k + ");");
+      const MapInfo* mi = em_.map_of(g);
+      line(std::string(mi && mi->stats ? "stp_stat_delete(c, " : "stp_map_delete(c, ") +
+           map_name(g) + ", &" + k + ");");
       return;
     }
     unsupported("delete of this expression", s.tok);
@@ -1299,6 +1332,11 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
   body << c_comment(info.pp) << "\n" << macro << "\n{\n";
   body << "  STP_PROBE_ENTER(" << id << ");\n";
   if (via_dispatcher) body << "  stp__sysrec_fill(&c->k, ctx, " << (sys_exit ? 1 : 0) << ");\n";
+  // begin/end/error run with interrupts enabled in SystemTap: MAXACTION_INTERRUPTIBLE applies.
+  if (info.native && (p->family.is(probes::ProbeKind::Begin) ||
+                      p->family.is(probes::ProbeKind::End) ||
+                      p->family.is(probes::ProbeKind::Error)))
+    body << "  STP_INTERRUPTIBLE(c);\n";
   for (auto* l : p->locals)
     body << "  " << (l->type == Type::String ? var_access(l) + "[0] = 0;" : var_access(l) + " = 0;")
          << "\n";
@@ -1323,7 +1361,7 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
 
 int Emitter::run() {
   // Limits, as stap's -D names them.
-  const char* limits[][2] = {{"MAXSTRINGLEN", "128"}, {"MAXMAPENTRIES", "2048"},
+  const char* limits[][2] = {{"MAXSTRINGLEN", "512"}, {"MAXMAPENTRIES", "2048"},
                              {"MAXACTION", "1000"},   {"MAXBACKTRACE", "128"},
                              {"MAXERRORS", "0"},      {"MAXNESTING", "10"}};
   std::ostringstream head;

@@ -159,6 +159,9 @@ int elaborate_probes(Session& s, const std::vector<ast::StapFile*>& files, bool 
   std::vector<DerivedProbe*> derived;
   for (auto* f : files)
     for (auto* p : f->probes) errors += derive_probe(s, symbols, p, f, owners, derived);
+  size_t files_before = s.tapset_files.size();
+  errors += add_entry_probes(s, derived, owners);
+  if (s.tapset_files.size() != files_before) symbols = SymbolTable(s);  // + @entry's globals
   s.probes = derived;
   errors += resolve_all(s, symbols, s.probes, owners, used, next_fn);
   errors += pull_tapset_probes(s, symbols, owners, used, next_fn);

@@ -33,6 +33,12 @@ int resolve_probe_symbols(Session& s, const SymbolTable& symbols, DerivedProbe& 
 int resolve_pending_functions(Session& s, const SymbolTable& symbols, UsedSymbols& used,
                               size_t& next_function);
 
+// @entry(expr) in .return probes: adds an entry probe per such probe that saves each operand,
+// and a prologue that takes the saved values back (passes/entry_values.cpp). Run after the
+// probes are derived, before symbols are resolved; adds a synthetic tapset file to s.
+int add_entry_probes(Session& s, std::vector<DerivedProbe*>& probes,
+                     std::vector<std::pair<const ast::Statement*, ast::StapFile*>>& owners);
+
 // break/continue outside loops, next inside functions, writes to $targets, ...
 int check_semantics(Session& s);
 

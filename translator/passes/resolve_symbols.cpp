@@ -78,6 +78,16 @@ class Resolver : public ast::TraversingVisitor {
     return nullptr;
   }
 
+  // A global visible from the code being resolved. A tapset alias's body is spliced into the
+  // user's probe, and SystemTap has one namespace for all globals (langref "Variables"): there
+  // a user global wins over a new local of the alias (`global count; probe syscall.read
+  // {...}`: the alias's `count` is the global). Tapset functions stay isolated (find_global).
+  ast::Vardecl* find_global(const std::string& name) {
+    ast::Vardecl* g = symbols_.find_global(name, file_);
+    if (!g && probe_ && file_ && file_->is_tapset) g = symbols_.find_global(name, nullptr);
+    return g;
+  }
+
   void use_global(ast::Vardecl* g) {
     if (used_.global_set.insert(g).second) used_.globals.push_back(g);
   }
@@ -89,7 +99,7 @@ class Resolver : public ast::TraversingVisitor {
       e.referent = l;
       return;
     }
-    if (auto* g = symbols_.find_global(e.name, file_)) {
+    if (auto* g = find_global(e.name)) {
       e.referent = g;
       use_global(g);
       return;
@@ -103,7 +113,7 @@ class Resolver : public ast::TraversingVisitor {
   // A name that must be a global array or aggregate.
   void bind_global(ast::Symbol& e, const char* what) {
     if (!find_local(e.name))
-      if (auto* g = symbols_.find_global(e.name, file_)) {
+      if (auto* g = find_global(e.name)) {
         e.referent = g;
         use_global(g);
         return;

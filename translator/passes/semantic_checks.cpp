@@ -40,6 +40,12 @@ class Checker : public ast::TraversingVisitor {
     if (!in_function_) fail("return statement outside function", s.tok);
     TraversingVisitor::visit(s);
   }
+  // Pass 2 rewrote every @entry of a probe (passes/entry_values.cpp); one in a function has no
+  // return probe to belong to.
+  void visit(ast::EntryOp& e) override {
+    if (in_function_) fail("@entry is only valid in a .return probe, not in a function", e.tok);
+    TraversingVisitor::visit(e);
+  }
   void visit(ast::TryBlock& s) override {
     if (s.catch_var) written.insert(s.catch_var->referent);
     TraversingVisitor::visit(s);
