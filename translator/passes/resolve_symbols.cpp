@@ -3,6 +3,7 @@
 #include <map>
 
 #include "passes/elaborate_steps.h"
+#include "passes/kernel_types.h"
 
 namespace ukstap::passes {
 
@@ -176,7 +177,16 @@ class Resolver : public ast::TraversingVisitor {
   void visit(ast::TargetSymbol& e) override {
     for (auto& c : e.components)
       if (c.expr_index) c.expr_index->accept(*this);
+    // BTF tracepoint arguments and members ($next->pid), char field indexing (kernel_types.h).
+    if (probe_ && kernel_target_type(*probe_, e, /*quiet=*/false, e.type)) return;
     e.type = resolve_target(e.name, e.components, e.tok, /*quiet=*/false);
+  }
+
+  void visit(ast::CastOp& e) override {
+    if (e.operand) e.operand->accept(*this);
+    for (auto& c : e.components)
+      if (c.expr_index) c.expr_index->accept(*this);
+    e.type = kernel_cast_type(e, /*quiet=*/false);
   }
 
   void visit(ast::DefinedOp& e) override {
@@ -246,10 +256,15 @@ class Resolver : public ast::TraversingVisitor {
   }
 
   int defined_value(ast::Expression* operand) {
-    if (auto* t = dynamic_cast<ast::TargetSymbol*>(operand))
+    if (auto* t = dynamic_cast<ast::TargetSymbol*>(operand)) {
+      ast::Type kt;
+      if (probe_ && kernel_target_type(*probe_, *t, /*quiet=*/true, kt)) return kt != ast::Type::Unknown;
       return resolve_target(t->name, t->components, t->tok, /*quiet=*/true) !=
              ast::Type::Unknown;
-    if (dynamic_cast<ast::CastOp*>(operand) || dynamic_cast<ast::AtVarOp*>(operand))
+    }
+    if (auto* c = dynamic_cast<ast::CastOp*>(operand))
+      return kernel_cast_type(*c, /*quiet=*/true) != ast::Type::Unknown;
+    if (dynamic_cast<ast::AtVarOp*>(operand))
       return 0;  // no DWARF type information for them yet
     return 1;  // plain expressions are always defined
   }
@@ -304,6 +319,7 @@ int resolve_probe_symbols(
     r.resolve_probe(p, st, file);
   }
   if (p.condition) r.resolve_condition(p, p.condition, s.user_file);
+  if (!r.errors) r.errors += choose_tracepoint_context(s, p);
   return r.errors;
 }
 
