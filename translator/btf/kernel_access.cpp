@@ -116,7 +116,7 @@ class Walker {
     bitfield_ = false;
   }
 
-  AccessResult finish(bool addressof) {
+  AccessResult finish(bool addressof, bool want_string) {
     AccessResult r;
     if (points_to_) {  // @cast(p, "T") with no member: p itself
       if (addressof) fail("cannot take the address of '" + text_ + "' (not in memory)", tok_);
@@ -131,14 +131,25 @@ class Walker {
     }
     const struct btf_type* t = current();
     if (t && btf_is_array(t) && is_char(k_, btf_array(t)->type)) {
-      // A char array reads as a string (SystemTap's kernel_string on the array), at most
-      // the array's length: a full array has no NUL of its own.
-      r.type = ast::Type::String;
+      // A char array is its address, as in SystemTap (kernel_string($next->comm)); where a
+      // string is wanted, its characters (kernel_string's semantics), at most the array's
+      // length: a full array has no NUL of its own.
+      r.char_array = true;
       if (path_.empty()) fail("'" + text_ + "' is an array value the program cannot address", tok_);
+      if (!want_string) {
+        r.value = read("(int64_t)(unsigned long)__builtin_preserve_access_index(&(" + path_ + "))");
+        return r;
+      }
+      r.type = ast::Type::String;
       if (sink_) {
         r.value = sink_->tmp_str();
         sink_->line("{ " + decls_ + "STP_KREAD_CHARS(" + r.value + ", " + path_ + "); }");
       }
+      return r;
+    }
+    if (t && btf_is_array(t) && !path_.empty()) {
+      // Any other array: its address, as SystemTap gives it.
+      r.value = read("(int64_t)(unsigned long)__builtin_preserve_access_index(&(" + path_ + "))");
       return r;
     }
     if (t && (btf_is_composite(t) || btf_is_array(t)))
@@ -229,7 +240,7 @@ class Walker {
 
 AccessResult walk_access(const KernelBtf& k, const AccessStart& start,
                          const std::vector<ast::TargetComponent>& comps, bool addressof,
-                         const Token* tok, CodeSink* sink) {
+                         const Token* tok, CodeSink* sink, bool want_string) {
   Walker w(k, start, tok, sink);
   for (const auto& c : comps) {
     switch (c.kind) {
@@ -246,7 +257,7 @@ AccessResult walk_access(const KernelBtf& k, const AccessStart& start,
                             c.tok ? c.tok : tok);
     }
   }
-  return w.finish(addressof);
+  return w.finish(addressof, want_string);
 }
 
 }  // namespace ukstap::btf

@@ -32,13 +32,16 @@ struct AccessStart {
 };
 
 struct AccessResult {
-  ast::Type type = ast::Type::Long;  // String for a char array
-  std::string value;                 // pass 3: the C expression (int64_t or a string temp)
+  ast::Type type = ast::Type::Long;
+  bool char_array = false;  // a char array: its address, or its characters (want_string)
+  std::string value;        // pass 3: the C expression (int64_t or a string temp)
 };
 
 // Throws SemanticError (one line: the type and the member at fault, similar member names).
+// A char array at the end reads as its characters when `want_string` (the expression's type
+// is String), else as its address.
 AccessResult walk_access(const KernelBtf& k, const AccessStart& start,
                          const std::vector<ast::TargetComponent>& comps, bool addressof,
-                         const Token* tok, CodeSink* sink);
+                         const Token* tok, CodeSink* sink, bool want_string = false);
 
 }  // namespace ukstap::btf

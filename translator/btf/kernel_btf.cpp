@@ -127,16 +127,27 @@ std::string KernelBtf::describe(uint32_t id) const {
 
 uint32_t KernelBtf::trace_glue(const std::string& event) const {
   // One pass over the types, once: btf__find_by_name_kind is a linear search, and
-  // kernel.trace("*") asks for some two thousand events.
+  // kernel.trace("*") asks for some two thousand events. Per event the kernel has
+  // __traceiter_<event> (5.10+) and __probestub_<event> (6.4+), both `(void *__data, args)`
+  // with named parameters; __bpf_trace_<name> is per event class (block_rq for
+  // block_rq_issue), so it serves only events that are their own class.
   if (!glue_indexed_) {
     glue_indexed_ = true;
+    static const char* const prefixes[] = {"__traceiter_", "__probestub_", "__bpf_trace_"};
+    std::unordered_map<std::string, uint32_t> by_prefix[3];
     uint32_t n = btf__type_cnt(btf_);
     for (uint32_t id = 1; id < n; ++id) {
       const struct btf_type* t = type(id);
       if (!btf_is_func(t)) continue;
       const char* nm = btf__name_by_offset(btf_, t->name_off);
-      if (nm && std::strncmp(nm, "__bpf_trace_", 12) == 0) glue_[nm + 12] = id;
+      if (!nm || nm[0] != '_' || nm[1] != '_') continue;
+      for (int i = 0; i < 3; ++i) {
+        size_t len = std::strlen(prefixes[i]);
+        if (std::strncmp(nm, prefixes[i], len) == 0) by_prefix[i].emplace(nm + len, id);
+      }
     }
+    for (auto& m : by_prefix)
+      for (auto& [ev, id] : m) glue_.emplace(ev, id);  // the earlier prefix wins
   }
   auto it = glue_.find(event);
   return it == glue_.end() ? 0 : it->second;
@@ -161,7 +172,7 @@ std::vector<std::string> KernelBtf::member_names(uint32_t id) const {
 
 std::vector<TraceArg> tracepoint_args(const KernelBtf& k, const std::string& event) {
   // The typedef btf_trace_<event> has the prototype too, but its parameters are anonymous;
-  // the glue function the kernel compiles for each event declares the same list with names.
+  // the functions the kernel compiles for each event declare the same list with names.
   std::vector<TraceArg> out;
   uint32_t fn = k.trace_glue(event);
   if (!fn) return out;

@@ -35,8 +35,8 @@ class KernelBtf {
   std::vector<std::string> member_names(uint32_t id) const;
 
   struct btf* raw() const { return btf_; }
-  // The kernel's __bpf_trace_<event> function (its parameters name the tracepoint's
-  // arguments); 0 when there is none.
+  // A function of the kernel's with the tracepoint's parameters, named (__traceiter_<event>
+  // and the like, see the .cpp); 0 when there is none.
   uint32_t trace_glue(const std::string& event) const;
 
   ~KernelBtf();
@@ -49,14 +49,14 @@ class KernelBtf {
 };
 
 // A tracepoint's C argument (after the tracing glue's `void *__data`): its name as the
-// kernel's __bpf_trace_<event> function declares it, its index in a tp_btf program's context
+// kernel's __traceiter_<event> function declares it, its index in a tp_btf program's context
 // (ctx[index]) and its type.
 struct TraceArg {
   std::string name;  // without '$'
   int index = 0;
   uint32_t type_id = 0;
 };
-// The arguments of tracepoint `event`; empty when BTF has no __bpf_trace_<event>.
+// The arguments of tracepoint `event`; empty when BTF does not declare them.
 std::vector<TraceArg> tracepoint_args(const KernelBtf& k, const std::string& event);
 
 }  // namespace ukstap::btf

@@ -18,7 +18,8 @@ std::optional<std::string> kernel_target_value(const DerivedProbe* p, const ast:
     st.type_id = a->type_id;
     st.value = "STP_RAW_ARG(c, " + std::to_string(a->index) + ")";
     const btf::KernelBtf& k = passes::kernel_btf_or_throw(e.tok);
-    return btf::walk_access(k, st, e.components, e.addressof, e.tok, &sink).value;
+    return btf::walk_access(k, st, e.components, e.addressof, e.tok, &sink,
+                            e.type == ast::Type::String).value;
   }
   if (a && !f)
     throw TranslateError("BTF argument " + e.name + " outside a tp_btf probe", e.tok);
@@ -36,7 +37,8 @@ std::string kernel_cast_value(const ast::CastOp& e, const std::string& operand, 
   const btf::KernelBtf& k = passes::kernel_btf_or_throw(e.tok);
   btf::AccessStart st = passes::cast_start(k, e);
   st.value = operand;
-  return btf::walk_access(k, st, e.components, e.addressof, e.tok, &sink).value;
+  return btf::walk_access(k, st, e.components, e.addressof, e.tok, &sink,
+                          e.type == ast::Type::String).value;
 }
 
 }  // namespace ukstap::codegen

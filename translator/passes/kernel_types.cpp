@@ -51,7 +51,8 @@ ast::Type field_components_type(const probes::TraceField& f, const ast::TargetSy
 
 }  // namespace
 
-bool kernel_target_type(const DerivedProbe& p, const ast::TargetSymbol& e, bool quiet, ast::Type& out) {
+bool kernel_target_type(const DerivedProbe& p, const ast::TargetSymbol& e, bool quiet, ast::Type& out,
+                        bool* char_array) {
   const auto* tp = p.family.get<probes::TracepointPoint>();
   if (!tp) return false;
   const probes::TraceField* f = tracepoint_field(*tp, e.name);
@@ -69,7 +70,9 @@ bool kernel_target_type(const DerivedProbe& p, const ast::TargetSymbol& e, bool 
     btf::AccessStart st;
     st.what = e.name;
     st.type_id = a->type_id;
-    out = btf::walk_access(k, st, e.components, e.addressof, e.tok, nullptr).type;
+    auto r = btf::walk_access(k, st, e.components, e.addressof, e.tok, nullptr);
+    out = r.type;
+    if (char_array) *char_array = r.char_array;
   } catch (const SemanticError&) {
     if (!quiet) throw;
     out = ast::Type::Unknown;
@@ -93,10 +96,12 @@ btf::AccessStart cast_start(const btf::KernelBtf& k, const ast::CastOp& e) {
   return st;
 }
 
-ast::Type kernel_cast_type(const ast::CastOp& e, bool quiet) {
+ast::Type kernel_cast_type(const ast::CastOp& e, bool quiet, bool* char_array) {
   try {
     const btf::KernelBtf& k = kernel_btf_or_throw(e.tok);
-    return btf::walk_access(k, cast_start(k, e), e.components, e.addressof, e.tok, nullptr).type;
+    auto r = btf::walk_access(k, cast_start(k, e), e.components, e.addressof, e.tok, nullptr);
+    if (char_array) *char_array = r.char_array;
+    return r.type;
   } catch (const SemanticError&) {
     if (!quiet) throw;
     return ast::Type::Unknown;

@@ -18,10 +18,12 @@ const probes::TraceField* tracepoint_field(const probes::TracepointPoint& tp, co
 // A $target this module types: a BTF tracepoint argument, or a format field with components
 // (char array indexing). Returns false when it is not one (the caller's plain lookup applies).
 // `quiet` (for @defined): a failure sets Unknown instead of throwing.
-bool kernel_target_type(const DerivedProbe& p, const ast::TargetSymbol& e, bool quiet, ast::Type& out);
+// `char_array` (may be null): set when the access ends at a char array (Session::kernel_char_arrays).
+bool kernel_target_type(const DerivedProbe& p, const ast::TargetSymbol& e, bool quiet, ast::Type& out,
+                        bool* char_array = nullptr);
 
 // @cast(expr, "type"[, "kernel..."])->...: its type; Unknown when quiet and it does not resolve.
-ast::Type kernel_cast_type(const ast::CastOp& e, bool quiet);
+ast::Type kernel_cast_type(const ast::CastOp& e, bool quiet, bool* char_array = nullptr);
 
 // Where the BTF walk of a @cast starts (pass 3 fills `value`). Throws SemanticError.
 btf::AccessStart cast_start(const btf::KernelBtf& k, const ast::CastOp& e);

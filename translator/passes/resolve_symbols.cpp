@@ -178,7 +178,11 @@ class Resolver : public ast::TraversingVisitor {
     for (auto& c : e.components)
       if (c.expr_index) c.expr_index->accept(*this);
     // BTF tracepoint arguments and members ($next->pid), char field indexing (kernel_types.h).
-    if (probe_ && kernel_target_type(*probe_, e, /*quiet=*/false, e.type)) return;
+    bool chars = false;
+    if (probe_ && kernel_target_type(*probe_, e, /*quiet=*/false, e.type, &chars)) {
+      if (chars) s_.kernel_char_arrays.insert(&e);
+      return;
+    }
     e.type = resolve_target(e.name, e.components, e.tok, /*quiet=*/false);
   }
 
@@ -186,7 +190,9 @@ class Resolver : public ast::TraversingVisitor {
     if (e.operand) e.operand->accept(*this);
     for (auto& c : e.components)
       if (c.expr_index) c.expr_index->accept(*this);
-    e.type = kernel_cast_type(e, /*quiet=*/false);
+    bool chars = false;
+    e.type = kernel_cast_type(e, /*quiet=*/false, &chars);
+    if (chars) s_.kernel_char_arrays.insert(&e);
   }
 
   void visit(ast::DefinedOp& e) override {

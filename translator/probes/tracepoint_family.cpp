@@ -46,7 +46,7 @@ bool syscall_record_layout(const TraceEvent& te, bool exit) {
 }
 
 // The tracepoint's C arguments ($prev, $next of sched_switch: struct task_struct*), from
-// kernel BTF; none when the kernel has no BTF or the event no __bpf_trace_ glue (syscalls:*).
+// kernel BTF; none when the kernel has no BTF or BTF no prototype for the event (syscalls:*).
 // An argument named as a format field ($prev_state) is listed once, as the field.
 void add_btf_args(TracepointPoint& tp, ResolvedPoint& rp) {
   if (tp.system == "syscalls") return;  // ftrace's syscall events have no C prototype
