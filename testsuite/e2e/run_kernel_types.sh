@@ -73,6 +73,25 @@ t "@defined(\$next->pid)=1 @defined(\$next->nope)=0, @cast likewise" 0 $'1 0 1 0
            @defined(@cast(0, "task_struct")->tgid), @defined(@cast(0, "task_struct")->nope)); exit() } }' \
   -c "sh -c '$LOOP'"
 
+# 6b. &@cast(0, "T")->member (offsetof), &@cast(0, "T")[1] (sizeof), @defined(&@cast(0, "T")):
+# against bpftool's own reading of the kernel's BTF (bits_offset / 8, size=).
+BTF_DUMP=$T_TMP/btf.txt
+bpftool btf dump file /sys/kernel/btf/vmlinux > "$BTF_DUMP"
+TASK_SIZE=$(sed -n "s/.*STRUCT 'task_struct' size=\([0-9]*\) .*/\1/p" "$BTF_DUMP")
+PID_OFF=$(awk "/STRUCT 'task_struct' size=/ { f = 1 } f && /^\t'pid' / { sub(/.*bits_offset=/, \"\"); print \$0 / 8; exit }" "$BTF_DUMP")
+t "offsetof(task_struct, pid), sizeof(struct task_struct) = bpftool's; type_defined" 0 "$PID_OFF $TASK_SIZE 1 0"$'\n' '' -- \
+  "$UKSTAP" -T 60 -e 'probe kernel.trace("sched_switch") { if (pid() == target()) {
+    printf("%d %d %d %d\n", &@cast(0, "task_struct")->pid, &@cast(0, "struct task_struct", "kernel<linux/sched.h>")[1],
+           @defined(&@cast(0, "task_struct")), @defined(&@cast(0, "no_such_type_t"))); exit() } }' \
+  -c "sh -c '$LOOP'"
+
+# 6c. A char array is its address, as in SystemTap (kernel_string($next->comm)), and its
+# characters where a string is wanted (printf %s, ==).
+t "kernel_string(\$prev->comm), \$prev->comm as %s and == \"sh\"" 0 $'sh sh 1\n' '' -- \
+  "$UKSTAP" -T 60 -e 'probe kernel.trace("sched_switch") { if (pid() == target() && execname() == "sh") {
+    printf("%s %s %d\n", kernel_string($prev->comm), $prev->comm, $prev->comm == "sh"); exit() } }' \
+  -c "sh -c '$LOOP'"
+
 # 7. -L lists the BTF arguments with the format fields (SystemTap's "$name:type" list).
 t "-L kernel.trace(\"sched_switch\") lists \$prev and \$next" 0 '~ \$next_comm:char\[16\] .*\$prev:struct task_struct\* \$next:struct task_struct\*' '' -- \
   "$UKSTAP" -L 'kernel.trace("sched_switch")'

@@ -118,8 +118,8 @@ class Walker {
 
   AccessResult finish(bool addressof, bool want_string) {
     AccessResult r;
-    if (points_to_) {  // @cast(p, "T") with no member: p itself
-      if (addressof) fail("cannot take the address of '" + text_ + "' (not in memory)", tok_);
+    if (points_to_) {  // @cast(p, "T") with no member: p itself; &@cast(p, "T") too, the
+      // address of what p points to (type_defined's `@defined(&@cast(0, "T"))`)
       r.value = "((int64_t)(" + value_ + "))";
       return r;
     }
