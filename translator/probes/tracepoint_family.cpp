@@ -57,7 +57,14 @@ void add_btf_args(TracepointPoint& tp, ResolvedPoint& rp) {
     tp.btf_args.push_back({a.name, a.index, a.type_id});
     bool is_field = false;
     for (const auto& f : tp.fields) is_field |= f.name == a.name;
-    if (!is_field) rp.target_vars.push_back({"$" + a.name, k->describe(a.type_id)});
+    if (!is_field) {
+      rp.target_vars.push_back({"$" + a.name, k->describe(a.type_id)});
+      continue;
+    }
+    // A pointer field the record keeps as `void *` (timer_expire_entry's timer): -L shows
+    // the argument's type, which $timer->function reads through.
+    for (auto& [n, type] : rp.target_vars)
+      if (n == "$" + a.name && type.find('*') != std::string::npos) type = k->describe(a.type_id);
   }
 }
 
