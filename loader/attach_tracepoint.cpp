@@ -1,5 +1,6 @@
-// kernel.trace("SYSTEM:EVENT"): behind the syscall dispatcher (a place in its prog array) or
-// its own perf event of type PERF_TYPE_TRACEPOINT.
+// kernel.trace("SYSTEM:EVENT"): behind the syscall dispatcher (a place in its prog array), a
+// tp_btf program when the probe reads the tracepoint's BTF arguments, or its own perf event of
+// type PERF_TYPE_TRACEPOINT.
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
@@ -32,6 +33,9 @@ bool attach_tracepoint(AttachContext& cx, const probes::TracepointPoint& t,
     int fd = bpf_program__fd(prog);
     return bpf_map_update_elem(bpf_map__fd(arr), &key, &fd, BPF_ANY) == 0;
   }
+  // tp_btf/<event> (passes/tracepoint_context.cpp): libbpf finds btf_trace_<event> from the
+  // section name and attaches it as a raw tracepoint link, detached at once on exit.
+  if (t.use_btf_args) return keep_link(cx, bpf_program__attach(prog));
   // The perf event opened here, as libbpf's attach_tracepoint opens it, so that ukstap holds
   // a reference of its own (event_closer.h: detaching then does not wait for the kernel). The
   // id is read again: the event as it is now, not as pass 2 saw it.

@@ -91,7 +91,22 @@ while IFS= read -r decl; do
   esac
   want_ss+=" \$$name:$type"
 done < <(sed -n 's/^[[:space:]]*field:\([^;]*\);.*/\1/p' "$fmt")
-t "-L kernel.trace(\"sched:sched_switch\") lists its format fields" 0 "$want_ss$NL" '' \
+# Then the tracepoint's C arguments that are not fields, from bpftool's reading of kernel BTF:
+# the parameters of __traceiter_sched_switch after `void *__data` ("struct task_struct*",
+# "bool": a PTR to a STRUCT, or an INT/TYPEDEF's name).
+if command -v bpftool > /dev/null && [ -r /sys/kernel/btf/vmlinux ]; then
+  want_ss+=$(bpftool btf dump file /sys/kernel/btf/vmlinux | awk -v fmt="$(cat "$fmt")" '
+    /^\[/ { id = substr($1, 2, length($1) - 2); kind[id] = $2; nm = $3; gsub(/\047/, "", nm); name[id] = nm
+             for (i = 4; i <= NF; i++) if ($i ~ /^type_id=/) { split($i, a, "="); ref[id] = a[2] } }
+    /^\[.*FUNC .__traceiter_sched_switch. / { proto = ref[id] }
+    { if ($0 ~ /^\t/ && last != "") params[last] = params[last] "\n" $0 }
+    /^\[/ { last = id }
+    function tname(t) { return kind[t] == "PTR" ? (kind[ref[t]] == "STRUCT" ? "struct " : "") name[ref[t]] "*" : name[t] }
+    END { n = split(params[proto], ps, "\n")
+          for (i = 3; i <= n; i++) { split(ps[i], f, " "); pn = f[1]; gsub(/\047|\t/, "", pn); split(f[2], tt, "=")
+            if (fmt !~ ("field:[^;]* " pn ";")) printf " $%s:%s", pn, tname(tt[2]) } }')
+fi
+t "-L kernel.trace(\"sched:sched_switch\") lists its format fields and BTF arguments" 0 "$want_ss$NL" '' \
   -- "$UKSTAP" -L 'kernel.trace("sched:sched_switch")'
 t "-l kernel.trace(\"sched:sched_switch\")" 0 $'kernel.trace("sched:sched_switch")\n' '' \
   -- "$UKSTAP" -l 'kernel.trace("sched:sched_switch")'

@@ -1,6 +1,7 @@
 #include "codegen/emitter.h"
 
 #include "codegen/c_text.h"
+#include "codegen/kernel_values.h"
 #include "codegen/regex_dfa.h"
 
 #include <algorithm>
@@ -484,7 +485,24 @@ class BodyEmitter : public ast::Visitor {
     value_ = em_.var_access(e.referent);
   }
 
+  // Kernel types (codegen/kernel_values.h) write their reads through this.
+  struct KernelSink : btf::CodeSink {
+    BodyEmitter& b;
+    explicit KernelSink(BodyEmitter& be) : b(be) {}
+    void line(const std::string& t) override { b.line(t); }
+    std::string tmp_long() override { return b.tmp_long(); }
+    std::string tmp_str() override { return b.tmp_str(); }
+    std::string eval_long(ast::Expression* x) override { return b.eval_stable(x); }
+  };
+
   void visit(ast::TargetSymbol& e) override {
+    if (!native_) {
+      KernelSink sink(*this);
+      if (auto v = kernel_target_value(probe_, e, sink)) {
+        value_ = *v;
+        return;
+      }
+    }
     if (!e.components.empty()) unsupported("target variable member access", e.tok);
     if (probe_ && probe_->family.is(probes::ProbeKind::Uprobe)) {
       if (e.name == "$return") {
@@ -582,7 +600,11 @@ class BodyEmitter : public ast::Visitor {
     unsupported("target variable " + e.name + " (not a register parameter) at a uprobe", e.tok);
   }
 
-  void visit(ast::CastOp& e) override { unsupported("@cast", e.tok); }
+  void visit(ast::CastOp& e) override {
+    if (native_) unsupported("@cast (kernel types) in a user-space probe", e.tok);
+    KernelSink sink(*this);
+    value_ = kernel_cast_value(e, eval_stable(e.operand), sink);
+  }
   void visit(ast::AtVarOp& e) override { unsupported("@var", e.tok); }
   void visit(ast::DefinedOp& e) override { value_ = e.value > 0 ? "((int64_t)1)" : "((int64_t)0)"; }
   // Pass 2 made the operand the local the return probe's prologue filled with the value saved
@@ -1267,6 +1289,9 @@ std::string Emitter::probe_macro(const DerivedProbe& p, int id) {
       return "STP_PROBE_PERF(" + ids + ")";
     case ProbeKind::Tracepoint: {
       auto& tp = *p.family.get<probes::TracepointPoint>();
+      // A probe reading BTF arguments ($next->pid): a tp_btf program on the tracepoint
+      // (passes/tracepoint_context.cpp).
+      if (tp.use_btf_args) return "STP_PROBE_RAW_TP(" + ids + ", " + c_quote(tp.event) + ")";
       return "STP_PROBE_TRACEPOINT(" + ids + ", " + c_quote(tp.system) + ", " + c_quote(tp.event) +
              ")";
     }

@@ -5,6 +5,7 @@
 #include <iosfwd>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -114,6 +115,10 @@ class Session {
   // The deciding analyses (recursion, probe sides, reachability, syscall dispatch), set by
   // pass2_elaborate when the program elaborated without errors.
   std::shared_ptr<passes::Analyses> analyses;
+  // Kernel char arrays ($next->comm, @cast(p, "task_struct")->comm): a number (the array's
+  // address, as SystemTap: kernel_string($next->comm)) unless type inference finds a string
+  // wanted, then their characters (passes/kernel_types.h).
+  std::set<const ast::Expression*> kernel_char_arrays;
 
   // Owned by translator/probes/ (created on first use): tracefs formats and ELF/DWARF data
   // read while resolving probe points, so -l over ~700 syscall events stays fast.

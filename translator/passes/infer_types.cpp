@@ -77,6 +77,12 @@ class TypeInference : public ast::TraversingVisitor {
   // The context wants `e` to be of type t: record it on e and on whatever e stands for.
   void expect(ast::Expression* e, Type t, const Token* tok) {
     if (!e || t == Type::Unknown) return;
+    if (t == Type::String && e->type == Type::Long && s_.kernel_char_arrays.count(e)) {
+      // A kernel char array where a string is wanted: its characters (passes/kernel_types.h).
+      e->type = Type::String;
+      changed = true;
+      return;
+    }
     if (auto* sym = dynamic_cast<ast::Symbol*>(e)) {
       if (sym->referent) set_type(sym->referent->type, sym->referent->type_tok, t, e->tok);
     } else if (auto* ai = dynamic_cast<ast::ArrayIndex*>(e)) {
@@ -131,6 +137,10 @@ class TypeInference : public ast::TraversingVisitor {
   // Both sides must end with the same type; whichever is known decides.
   void unify(ast::Expression* a, ast::Expression* b, const Token* tok) {
     Type t = a->type != Type::Unknown ? a->type : b->type;
+    // `$next->comm == "sh"`: the kernel char array side reads as a string.
+    if ((s_.kernel_char_arrays.count(a) && b->type == Type::String) ||
+        (s_.kernel_char_arrays.count(b) && a->type == Type::String))
+      t = Type::String;
     expect(a, t, tok);
     expect(b, t, tok);
   }

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "passes/elaborate_steps.h"
+#include "passes/kernel_types.h"
 #include "passes/skip_badvars.h"
 
 namespace ukstap::passes {
@@ -188,6 +189,12 @@ class Resolver : public ast::TraversingVisitor {
   void visit(ast::TargetSymbol& e) override {
     for (auto& c : e.components)
       if (c.expr_index) c.expr_index->accept(*this);
+    // BTF tracepoint arguments and members ($next->pid), char field indexing (kernel_types.h).
+    bool chars = false;
+    if (probe_ && kernel_target_type(*probe_, e, /*quiet=*/false, e.type, &chars)) {
+      if (chars) s_.kernel_char_arrays.insert(&e);
+      return;
+    }
     // --skip-badvars: a $variable the point does not offer becomes 0 (passes/skip_badvars.h).
     if (s_.opts.skip_badvars && probe_ &&
         resolve_target(e.name, e.components, e.tok, /*quiet=*/true) == ast::Type::Unknown) {
@@ -196,6 +203,15 @@ class Resolver : public ast::TraversingVisitor {
       return;
     }
     e.type = resolve_target(e.name, e.components, e.tok, /*quiet=*/false);
+  }
+
+  void visit(ast::CastOp& e) override {
+    if (e.operand) e.operand->accept(*this);
+    for (auto& c : e.components)
+      if (c.expr_index) c.expr_index->accept(*this);
+    bool chars = false;
+    e.type = kernel_cast_type(e, /*quiet=*/false, &chars);
+    if (chars) s_.kernel_char_arrays.insert(&e);
   }
 
   void visit(ast::DefinedOp& e) override {
@@ -265,10 +281,15 @@ class Resolver : public ast::TraversingVisitor {
   }
 
   int defined_value(ast::Expression* operand) {
-    if (auto* t = dynamic_cast<ast::TargetSymbol*>(operand))
+    if (auto* t = dynamic_cast<ast::TargetSymbol*>(operand)) {
+      ast::Type kt;
+      if (probe_ && kernel_target_type(*probe_, *t, /*quiet=*/true, kt)) return kt != ast::Type::Unknown;
       return resolve_target(t->name, t->components, t->tok, /*quiet=*/true) !=
              ast::Type::Unknown;
-    if (dynamic_cast<ast::CastOp*>(operand) || dynamic_cast<ast::AtVarOp*>(operand))
+    }
+    if (auto* c = dynamic_cast<ast::CastOp*>(operand))
+      return kernel_cast_type(*c, /*quiet=*/true) != ast::Type::Unknown;
+    if (dynamic_cast<ast::AtVarOp*>(operand))
       return 0;  // no DWARF type information for them yet
     return 1;  // plain expressions are always defined
   }
@@ -324,6 +345,7 @@ int resolve_probe_symbols(
   }
   if (p.condition) r.resolve_condition(p, p.condition, s.user_file);
   replace_bad_targets(s, p, r.bad_targets);
+  if (!r.errors) r.errors += choose_tracepoint_context(s, p);
   return r.errors;
 }
 

@@ -41,6 +41,14 @@ struct TimerPoint {
   int64_t jiffies = 0, randomize_jiffies = 0;     // Jiffies
 };
 
+// A tracepoint's C argument from kernel BTF (btf/kernel_btf.h): $name is ctx[index] of a
+// tp_btf program, of BTF type type_id.
+struct TraceBtfArg {
+  std::string name;  // without '$'
+  int index = 0;
+  uint32_t type_id = 0;
+};
+
 // kernel.trace("SYSTEM:EVENT").
 struct TracepointPoint {
   std::string system, event;
@@ -49,6 +57,10 @@ struct TracepointPoint {
   // dispatcher rebuilds from the registers (tracepoint_family.cpp): NAME's number; else -1.
   int syscall_nr = -1;
   std::vector<TraceField> fields;  // the format file's fields but common_*, in record order
+  std::vector<TraceBtfArg> btf_args;  // the C prototype's arguments, from kernel BTF
+  // Set by pass 2 (passes/tracepoint_context.cpp) when the probe reads a BTF argument: the
+  // probe is then a tp_btf program, whose context is the arguments, not the event's record.
+  bool use_btf_args = false;
   bool is_sys_exit() const { return event.rfind("sys_exit", 0) == 0; }
 };
 

@@ -2,6 +2,7 @@
 // alone means any system.
 #include <string>
 
+#include "btf/kernel_btf.h"
 #include "driver/diagnostics.h"
 #include "driver/session.h"
 #include "probes/cache.h"
@@ -42,6 +43,29 @@ bool syscall_record_layout(const TraceEvent& te, bool exit) {
     }
   }
   return true;
+}
+
+// The tracepoint's C arguments ($prev, $next of sched_switch: struct task_struct*), from
+// kernel BTF; none when the kernel has no BTF or BTF no prototype for the event (syscalls:*).
+// An argument named as a format field ($prev_state) is listed once, as the field.
+void add_btf_args(TracepointPoint& tp, ResolvedPoint& rp) {
+  if (tp.system == "syscalls") return;  // ftrace's syscall events have no C prototype
+  std::string why;
+  const btf::KernelBtf* k = btf::KernelBtf::get(why);
+  if (!k) return;
+  for (const auto& a : btf::tracepoint_args(*k, tp.event)) {
+    tp.btf_args.push_back({a.name, a.index, a.type_id});
+    bool is_field = false;
+    for (const auto& f : tp.fields) is_field |= f.name == a.name;
+    if (!is_field) {
+      rp.target_vars.push_back({"$" + a.name, k->describe(a.type_id)});
+      continue;
+    }
+    // A pointer field the record keeps as `void *` (timer_expire_entry's timer): -L shows
+    // the argument's type, which $timer->function reads through.
+    for (auto& [n, type] : rp.target_vars)
+      if (n == "$" + a.name && type.find('*') != std::string::npos) type = k->describe(a.type_id);
+  }
 }
 
 void build_tracepoint(Session& s, const Match& m, std::vector<ResolvedPoint>& out) {
@@ -85,6 +109,7 @@ void build_tracepoint(Session& s, const Match& m, std::vector<ResolvedPoint>& ou
         tp.fields.push_back(f);
         if (trace_field_visible(f)) rp.target_vars.push_back({"$" + f.name, trace_field_type_text(f)});
       }
+      add_btf_args(tp, rp);
       rp.family = std::move(tp);
       out.push_back(std::move(rp));
     }

@@ -1,0 +1,111 @@
+#include "passes/kernel_types.h"
+
+#include "driver/diagnostics.h"
+
+namespace ukstap::passes {
+
+const probes::TraceBtfArg* tracepoint_btf_arg(const probes::TracepointPoint& tp, const std::string& name) {
+  for (const auto& a : tp.btf_args)
+    if ("$" + a.name == name) return &a;
+  return nullptr;
+}
+
+const probes::TraceField* tracepoint_field(const probes::TracepointPoint& tp, const std::string& name) {
+  for (const auto& f : tp.fields)
+    if ("$" + f.name == name && probes::trace_field_visible(f)) return &f;
+  return nullptr;
+}
+
+const btf::KernelBtf& kernel_btf_or_throw(const Token* tok) {
+  std::string why;
+  const btf::KernelBtf* k = btf::KernelBtf::get(why);
+  if (!k) throw SemanticError("kernel types are unavailable: " + why, tok);
+  return *k;
+}
+
+namespace {
+
+bool is_char_array_field(const probes::TraceField& f) {
+  return f.type.rfind("__data_loc", 0) != 0 && f.type.find("char") != std::string::npos &&
+         f.type.find('[') != std::string::npos;
+}
+
+// `$next_comm[0]`: a character of a char array field of the record, a number.
+ast::Type field_components_type(const probes::TraceField& f, const ast::TargetSymbol& e) {
+  if (e.addressof)
+    throw SemanticError("cannot take the address of tracepoint field '" + e.name + "'", e.tok);
+  const auto& c = e.components.front();
+  bool index = c.kind == ast::TargetComponent::Kind::LiteralIndex ||
+               c.kind == ast::TargetComponent::Kind::ExpressionIndex;
+  if (!is_char_array_field(f) || e.components.size() != 1 || !index)
+    throw SemanticError("'" + e.name + "' is the tracepoint field " + f.type + " " + f.name +
+                            ": only a char array field can be indexed, and nothing has members",
+                        c.tok ? c.tok : e.tok);
+  if (c.kind == ast::TargetComponent::Kind::LiteralIndex &&
+      (c.num_index < 0 || c.num_index >= f.size))
+    throw SemanticError("index " + std::to_string(c.num_index) + " is out of range for '" +
+                            e.name + "' (char[" + std::to_string(f.size) + "])",
+                        c.tok ? c.tok : e.tok);
+  return ast::Type::Long;
+}
+
+}  // namespace
+
+bool kernel_target_type(const DerivedProbe& p, const ast::TargetSymbol& e, bool quiet, ast::Type& out,
+                        bool* char_array) {
+  const auto* tp = p.family.get<probes::TracepointPoint>();
+  if (!tp) return false;
+  const probes::TraceField* f = tracepoint_field(*tp, e.name);
+  const probes::TraceBtfArg* a = tracepoint_btf_arg(*tp, e.name);
+  if (!a && !(f && (!e.components.empty() || e.addressof))) return false;
+  try {
+    // A name that is both (sched_switch's prev_state) keeps the record field's meaning in
+    // pass 2; it is read from the argument only in a tp_btf probe (choose_tracepoint_context).
+    if (f && e.components.empty() && !e.addressof) return false;
+    if (f && !a) {
+      out = field_components_type(*f, e);
+      return true;
+    }
+    const btf::KernelBtf& k = kernel_btf_or_throw(e.tok);
+    btf::AccessStart st;
+    st.what = e.name;
+    st.type_id = a->type_id;
+    auto r = btf::walk_access(k, st, e.components, e.addressof, e.tok, nullptr);
+    out = r.type;
+    if (char_array) *char_array = r.char_array;
+  } catch (const SemanticError&) {
+    if (!quiet) throw;
+    out = ast::Type::Unknown;
+  }
+  return true;
+}
+
+btf::AccessStart cast_start(const btf::KernelBtf& k, const ast::CastOp& e) {
+  // SystemTap's module argument: "kernel", "kernel<linux/sched.h>" (headers: BTF has every
+  // type already), or a module/binary whose DWARF ukstap does not read.
+  if (!e.module.empty() && e.module.rfind("kernel", 0) != 0)
+    throw SemanticError("@cast(..., \"" + e.type_name + "\", \"" + e.module +
+                            "\"): only kernel types (from BTF) are supported",
+                        e.tok);
+  uint32_t id = k.find_type(e.type_name);
+  if (!id)
+    throw SemanticError("@cast: unknown type '" + e.type_name + "' (not in the kernel's BTF)", e.tok);
+  btf::AccessStart st;
+  st.what = "@cast(..., \"" + e.type_name + "\")";
+  st.points_to = id;
+  return st;
+}
+
+ast::Type kernel_cast_type(const ast::CastOp& e, bool quiet, bool* char_array) {
+  try {
+    const btf::KernelBtf& k = kernel_btf_or_throw(e.tok);
+    auto r = btf::walk_access(k, cast_start(k, e), e.components, e.addressof, e.tok, nullptr);
+    if (char_array) *char_array = r.char_array;
+    return r.type;
+  } catch (const SemanticError&) {
+    if (!quiet) throw;
+    return ast::Type::Unknown;
+  }
+}
+
+}  // namespace ukstap::passes

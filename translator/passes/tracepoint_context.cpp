@@ -1,0 +1,73 @@
+// Which context a kernel.trace probe reads: the event's record (a perf-event tracepoint
+// program, format-file fields $next_pid, $prev_comm) or the tracepoint's C arguments (a tp_btf
+// program, BTF arguments $prev, $next).
+//
+// One probe reads one of them. The record is what the event's TP_fast_assign wrote into the
+// ring buffer; a tp_btf program runs before that, at the trace call, with only the
+// arguments: there is no record to read. A probe could be split into two programs, but they
+// would run at two moments of one event and a script's `if ($next->pid == $next_pid)` would
+// compare values from different runs. So:
+//   - a name that is both a field and an argument (sched_switch's prev_state) is read from
+//     wherever the probe's other names are: the record normally, the argument in a tp_btf
+//     probe (they mean the same thing, though the kernel may have massaged the record's copy);
+//   - a record-only field in a probe that reads a BTF-only argument is one error naming both.
+// tp_btf needs no trampoline (it attaches to the tracepoint like a raw tracepoint, with BTF
+// typed arguments); this kernel, without fentry, accepts it (process.begin uses it too).
+#include <set>
+
+#include "driver/diagnostics.h"
+#include "passes/elaborate_steps.h"
+#include "passes/kernel_types.h"
+
+namespace ukstap::passes {
+
+namespace {
+
+struct TargetUses : ast::TraversingVisitor {
+  std::vector<const ast::TargetSymbol*> uses;
+  void visit(ast::TargetSymbol& e) override {
+    uses.push_back(&e);
+    ast::TraversingVisitor::visit(e);
+  }
+};
+
+bool string_field(const probes::TraceField& f) {
+  return f.type.rfind("__data_loc", 0) == 0 ||
+         (f.type.find("char") != std::string::npos && f.type.find('[') != std::string::npos);
+}
+
+}  // namespace
+
+int choose_tracepoint_context(Session& s, DerivedProbe& p) {
+  auto* tp = p.family.get<probes::TracepointPoint>();
+  if (!tp || tp->btf_args.empty()) return 0;
+  TargetUses walk;
+  if (p.body) p.body->accept(walk);
+  if (p.condition) p.condition->accept(walk);
+  const ast::TargetSymbol* btf_use = nullptr;
+  const ast::TargetSymbol* record_use = nullptr;
+  for (const auto* e : walk.uses) {
+    const auto* f = tracepoint_field(*tp, e->name);
+    const auto* a = tracepoint_btf_arg(*tp, e->name);
+    bool shaped = !e->components.empty() || e->addressof;
+    if (a && (!f || shaped)) {
+      if (!btf_use) btf_use = e;
+    } else if ((f && (!a || string_field(*f))) || e->name == "$$vars" || e->name == "$$parms" ||
+               e->name == "$$locals") {
+      if (!record_use) record_use = e;
+    }
+  }
+  if (!btf_use) return 0;
+  if (record_use) {
+    s.diag.semantic_error(SemanticError(
+        "tracepoint field '" + record_use->name + "' cannot be read with BTF argument '" +
+            btf_use->name + "' in one probe (the argument makes it a tp_btf probe, which has no "
+            "event record): read it through the arguments (e.g. $next->pid for $next_pid)",
+        record_use->tok));
+    return 1;
+  }
+  tp->use_btf_args = true;
+  return 0;
+}
+
+}  // namespace ukstap::passes
