@@ -1,5 +1,7 @@
-// process.begin/end, process.thread.begin/end: raw (or BTF) sched tracepoints, named by the
-// program's section (STP_PROBE_RAW_TP), which libbpf attaches from the section name.
+// process.begin/end, process.thread.begin/end, process.syscall[.return]: raw and BTF
+// tracepoints named by the programs' sections (runtime/bpf/stp_bpf_process.h), which libbpf
+// attaches from the section name. process.begin is three programs (stp_probe_ID, _fork,
+// _seen): the runner's attach loop reads the id from each name and comes here for each one.
 #include <bpf/libbpf.h>
 
 #include "loader/attach.h"

@@ -383,15 +383,19 @@ TEST_CASE("codegen: a perf probe is a perf_event program", "[codegen]") {
   CHECK(probe_programs(t.s.bpf_object_path) == Programs{{"stp_probe_0", "perf_event"}});
 }
 
-TEST_CASE("codegen: process.begin/end are BTF raw tracepoint programs on exec and exit",
+// process.begin: exec, a new process's return from fork (raw sys_exit), and the first
+// switch-out of a process that existed before (runtime/bpf/stp_bpf_process.h); end: exit.
+TEST_CASE("codegen: process.begin/end are BTF and raw tracepoint programs on exec, fork return, "
+          "switch and exit",
           "[codegen]") {
   Script t("global n\nprobe process.begin { n++ }\nprobe process.end { n-- }");
   REQUIRE(t.failed_pass == 0);
   CHECK(t.a().placement.of(t.probe(0)) == ProbeSide::Kernel);
   REQUIRE(t.compile());
-  CHECK(probe_programs(t.s.bpf_object_path) ==
-        Programs{{"stp_probe_0", "tp_btf/sched_process_exec"},
-                 {"stp_probe_1", "tp_btf/sched_process_exit"}});
+  CHECK(probe_programs(t.s.bpf_object_path) == Programs{{"stp_probe_0", "tp_btf/sched_process_exec"},
+                        {"stp_probe_0_fork", "raw_tp/sys_exit"},
+                        {"stp_probe_0_seen", "tp_btf/sched_switch"},
+                        {"stp_probe_1", "tp_btf/sched_process_exit"}});
 }
 
 // --------------------------------------------------------------- call graph, reachability

@@ -386,14 +386,20 @@ TEST_CASE("codegen per kind: runtime macro, side, typed fields to pass 5", "[cod
     CHECK(two.probe(2).family.get<probes::TracepointPoint>()->syscall_nr == SYS_read);
   }
   {
-    // process.*: BTF tracepoints the kernel has (tracefs lists them under events/sched/).
+    // process.*: the task-finder events of runtime/bpf/stp_bpf_process.h, no filter here;
+    // the BTF tracepoints they use exist (tracefs lists them under events/sched/).
     Translated t("global n probe process.begin { n++ } probe process.thread.begin { n++ } "
-                 "probe process.end { n++ }");
-    const char* names[] = {"sched_process_exec", "sched_process_fork", "sched_process_exit"};
-    for (int i = 0; i < 3; ++i) {
-      INFO(names[i]);
-      CHECK(t.has("STP_PROBE_RAW_TP(" + std::to_string(i) + ", \"" + names[i] + "\")"));
-      CHECK(access((root + "/events/sched/" + names[i]).c_str(), F_OK) == 0);
+                 "probe process.end { n++ } probe process.thread.end { n++ } "
+                 "probe process.syscall { n++ } probe process.syscall.return { n++ }");
+    CHECK(t.has("STP_PROBE_PROC_BEGIN(0, 0LL, 0ULL, 0ULL)"));
+    CHECK(t.has("STP_PROBE_PROC_THREAD_BEGIN(1, 0LL, 0ULL, 0ULL)"));
+    CHECK(t.has("STP_PROBE_PROC_END(2, 0, 0LL, 0ULL, 0ULL)"));
+    CHECK(t.has("STP_PROBE_PROC_END(3, 1, 0LL, 0ULL, 0ULL)"));
+    CHECK(t.has("STP_PROBE_PROC_SYSCALL(4, 0LL, 0ULL, 0ULL)"));
+    CHECK(t.has("STP_PROBE_PROC_SYSCALL_RETURN(5, 0LL, 0ULL, 0ULL)"));
+    for (const char* name : {"sched_process_exec", "sched_switch", "sched_process_exit"}) {
+      INFO(name);
+      CHECK(access((root + "/events/sched/" + name).c_str(), F_OK) == 0);
     }
   }
 }
@@ -409,8 +415,8 @@ TEST_CASE("codegen per kind: uprobes", "[codegen][kinds][uprobe]") {
   REQUIRE(ukstap::test::sh("gcc -g -O0 -o '" + exe + "' '" + src + "'"));
   Translated t("global n probe process(\"" + exe + "\").function(\"f\") { n = $a } "
                "probe process(\"" + exe + "\").function(\"f\").return { n = $return }");
-  CHECK(t.has("STP_PROBE_UPROBE(0)"));
-  CHECK(t.has("STP_PROBE_URETPROBE(1)"));
+  CHECK(t.has("STP_PROBE_UPROBE_IN(0, 0LL, 0ULL, 0ULL)"));
+  CHECK(t.has("STP_PROBE_URETPROBE_IN(1, 0LL, 0ULL, 0ULL)"));
   CHECK(t.has("STP_UARG(c, 1)"));  // $a: the first argument register
   CHECK(t.probe(0).family.binary_path() == exe);
   CHECK(t.probe(0).family.function() == "f");

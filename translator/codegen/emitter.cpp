@@ -504,7 +504,19 @@ class BodyEmitter : public ast::Visitor {
       }
     }
     if (!e.components.empty()) unsupported("target variable member access", e.tok);
+    if (probe_ && probe_->family.is(probes::ProbeKind::Process)) {
+      value_ = process_var(e);
+      return;
+    }
     if (probe_ && probe_->family.is(probes::ProbeKind::Uprobe)) {
+      if (e.name == "$$name" && probe_->family.get<probes::UprobePoint>()->plt) {
+        value_ = c_quote(probe_->family.get<probes::UprobePoint>()->symbol);
+        return;
+      }
+      if (e.name == "$return" && probe_->family.get<probes::UprobePoint>()->plt) {
+        value_ = "STP_URETVAL(c)";
+        return;
+      }
       if (e.name == "$return") {
         std::string type;
         for (auto& [n, t] : probe_->target_vars)
@@ -577,6 +589,15 @@ class BodyEmitter : public ast::Visitor {
       }
     }
     return t;
+  }
+  // process.syscall's $syscall and $arg1..$arg6, process.syscall.return's $syscall and $return
+  // (runtime/bpf/stp_bpf_process.h reads them from the task's saved registers).
+  std::string process_var(ast::TargetSymbol& e) {
+    if (e.name == "$syscall") return "STP_PROC_SYSCALL(c)";
+    if (e.name == "$return") return "STP_PROC_SYSRET(c)";
+    if (e.name.size() == 5 && e.name.rfind("$arg", 0) == 0 && e.name[4] >= '1' && e.name[4] <= '6')
+      return "STP_PROC_SYSARG(c, " + e.name.substr(4) + ")";
+    unsupported("target variable " + e.name + " in a process probe", e.tok);
   }
   // A function parameter at a uprobe on the function's entry: the n-th integer argument
   // register of the ABI (x86-64 SysV: rdi rsi rdx rcx r8 r9), cast to its declared C type.
@@ -1277,6 +1298,14 @@ void Emitter::emit_function(ast::Function* f, bool native) {
   functions_ << body.str();
 }
 
+namespace {
+// "PID, KDEV, INO" of a process-family filter (probes::ExeFilter), as C constants.
+std::string process_filter_args(const probes::ExeFilter& f) {
+  return std::to_string(f.pid) + "LL, " + std::to_string(f.kdev) + "ULL, " +
+         std::to_string(f.ino) + "ULL";
+}
+}  // namespace
+
 std::string Emitter::probe_macro(const DerivedProbe& p, int id) {
   std::string ids = std::to_string(id);
   if (a_.placement.of(p) == passes::ProbeSide::Native) return "STP_PROBE_NATIVE(" + ids + ")";
@@ -1295,16 +1324,25 @@ std::string Emitter::probe_macro(const DerivedProbe& p, int id) {
       return "STP_PROBE_TRACEPOINT(" + ids + ", " + c_quote(tp.system) + ", " + c_quote(tp.event) +
              ")";
     }
-    case ProbeKind::Uprobe:
-      return (p.family.get<probes::UprobePoint>()->is_return ? "STP_PROBE_URETPROBE("
-                                                             : "STP_PROBE_UPROBE(") +
-             ids + ")";
+    case ProbeKind::Uprobe: {
+      // The process family's filter (runtime/bpf/stp_bpf_process.h): pid, program, -c/-x tree.
+      auto& up = *p.family.get<probes::UprobePoint>();
+      return (up.is_return ? "STP_PROBE_URETPROBE_IN(" : "STP_PROBE_UPROBE_IN(") + ids + ", " +
+             process_filter_args(up.filter) + ")";
+    }
     case ProbeKind::Process: {
-      auto ev = p.family.get<probes::ProcessPoint>()->event;
-      std::string tp = ev == probes::ProcessPoint::Event::Begin         ? "sched_process_exec"
-                       : ev == probes::ProcessPoint::Event::ThreadBegin ? "sched_process_fork"
-                                                                        : "sched_process_exit";
-      return "STP_PROBE_RAW_TP(" + ids + ", " + c_quote(tp) + ")";
+      using Ev = probes::ProcessPoint::Event;
+      auto& pp = *p.family.get<probes::ProcessPoint>();
+      std::string f = process_filter_args(pp.filter);
+      switch (pp.event) {
+        case Ev::Begin: return "STP_PROBE_PROC_BEGIN(" + ids + ", " + f + ")";
+        case Ev::ThreadBegin: return "STP_PROBE_PROC_THREAD_BEGIN(" + ids + ", " + f + ")";
+        case Ev::End: return "STP_PROBE_PROC_END(" + ids + ", 0, " + f + ")";
+        case Ev::ThreadEnd: return "STP_PROBE_PROC_END(" + ids + ", 1, " + f + ")";
+        case Ev::Syscall: return "STP_PROBE_PROC_SYSCALL(" + ids + ", " + f + ")";
+        case Ev::SyscallReturn: return "STP_PROBE_PROC_SYSCALL_RETURN(" + ids + ", " + f + ")";
+      }
+      break;
     }
     case ProbeKind::Begin:  // native (above); never: not emitted. No default: -Wswitch
     case ProbeKind::End:    // names a new kind without its case here.

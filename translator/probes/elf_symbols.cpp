@@ -182,6 +182,117 @@ std::string find_debug_file(Elf* elf, const std::string& path) {
   return "";
 }
 
+
+// The PLT stubs: each stub jumps through a GOT slot (`jmp *disp(%rip)`, ff 25, possibly after
+// endbr64 and a bnd prefix); the slot's relocation names the imported symbol. Decoding the jump
+// rather than assuming "slot i = relocation i" works for .plt, .plt.sec (IBT) and .plt.got
+// alike, lazy or -z now (what objdump's NAME@plt labels show).
+template <class FileOffset>
+void read_plt(Elf* elf, size_t shstrndx, const FileOffset& file_offset, ElfInfo& info) {
+  std::map<uint64_t, std::string> got_names;  // GOT slot address -> symbol
+  std::vector<std::pair<GElf_Shdr, Elf_Data*>> stubs;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh)) continue;
+    std::string name = section_name(elf, shstrndx, sh);
+    if (sh.sh_type == SHT_RELA && (name == ".rela.plt" || name == ".rela.dyn")) {
+      Elf_Scn* symscn = elf_getscn(elf, sh.sh_link);
+      GElf_Shdr symsh;
+      if (!symscn || !gelf_getshdr(symscn, &symsh)) continue;
+      Elf_Data* syms = elf_getdata(symscn, nullptr);
+      Elf_Data* data = elf_getdata(scn, nullptr);
+      size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+      for (size_t i = 0; data && syms && i < count; ++i) {
+        GElf_Rela r;
+        if (!gelf_getrela(data, i, &r)) continue;
+        uint32_t type = GELF_R_TYPE(r.r_info);
+        if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) continue;
+        GElf_Sym sym;
+        if (!gelf_getsym(syms, GELF_R_SYM(r.r_info), &sym)) continue;
+        const char* n = elf_strptr(elf, symsh.sh_link, sym.st_name);
+        if (n && *n) got_names[r.r_offset] = n;
+      }
+    }
+    if (sh.sh_type == SHT_PROGBITS && (name == ".plt" || name == ".plt.sec" || name == ".plt.got"))
+      stubs.push_back({sh, elf_getdata(scn, nullptr)});
+  }
+  for (auto& [sh, data] : stubs) {
+    if (!data || !data->d_buf) continue;
+    const unsigned char* b = static_cast<const unsigned char*>(data->d_buf);
+    size_t size = data->d_size;
+    size_t ent = sh.sh_entsize ? sh.sh_entsize : 16;
+    if (ent < 8) ent = 16;
+    for (size_t at = 0; at + 6 <= size; at += ent) {
+      for (size_t k = at; k + 6 <= size && k < at + ent && k < at + 8; ++k) {
+        if (b[k] != 0xff || b[k + 1] != 0x25) continue;
+        int32_t disp;
+        std::memcpy(&disp, b + k + 2, 4);
+        uint64_t slot = sh.sh_addr + k + 6 + static_cast<int64_t>(disp);
+        auto it = got_names.find(slot);
+        if (it != got_names.end()) {
+          PltEntry e;
+          e.name = it->second;
+          e.addr = sh.sh_addr + at;
+          e.offset = file_offset(e.addr);
+          info.plt.push_back(std::move(e));
+        }
+        break;
+      }
+    }
+  }
+  std::sort(info.plt.begin(), info.plt.end(),
+            [](const PltEntry& a, const PltEntry& b) { return a.addr < b.addr; });
+}
+
+// DT_NEEDED, DT_RUNPATH/DT_RPATH (process.library's search for the libraries a program uses).
+void read_dynamic(Elf* elf, ElfInfo& info) {
+  std::string rpath;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    size_t count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+    for (size_t i = 0; data && i < count; ++i) {
+      GElf_Dyn d;
+      if (!gelf_getdyn(data, i, &d) || d.d_tag == DT_NULL) continue;
+      if (d.d_tag != DT_NEEDED && d.d_tag != DT_RUNPATH && d.d_tag != DT_RPATH) continue;
+      const char* s = elf_strptr(elf, sh.sh_link, d.d_un.d_val);
+      if (!s) continue;
+      if (d.d_tag == DT_NEEDED) info.needed.push_back(s);
+      else if (d.d_tag == DT_RUNPATH) info.runpath = s;
+      else rpath = s;
+    }
+  }
+  if (info.runpath.empty()) info.runpath = rpath;
+}
+
+// The is_stmt rows of every CU's line table.
+template <class FileOffset>
+void read_lines(Dwarf* dw, const FileOffset& file_offset, ElfInfo& info) {
+  Dwarf_Off off = 0, next;
+  size_t hsize;
+  while (dwarf_nextcu(dw, off, &next, &hsize, nullptr, nullptr, nullptr) == 0) {
+    Dwarf_Die cu;
+    Dwarf_Lines* lines = nullptr;
+    size_t n = 0;
+    if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_getsrclines(&cu, &lines, &n) == 0) {
+      for (size_t i = 0; i < n; ++i) {
+        Dwarf_Line* l = dwarf_onesrcline(lines, i);
+        bool stmt = false, end = false;
+        Dwarf_Addr a;
+        int ln = 0;
+        if (!l || dwarf_linebeginstatement(l, &stmt) != 0 || !stmt) continue;
+        if (dwarf_lineendsequence(l, &end) == 0 && end) continue;
+        if (dwarf_lineaddr(l, &a) != 0 || dwarf_lineno(l, &ln) != 0 || ln <= 0) continue;
+        const char* f = dwarf_linesrc(l, nullptr, nullptr);
+        if (!f) continue;
+        info.lines.push_back({f, ln, a, file_offset(a)});
+      }
+    }
+    off = next;
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const ElfInfo> read_elf_info(const std::string& path) {
@@ -235,8 +346,10 @@ std::shared_ptr<const ElfInfo> read_elf_info(const std::string& path) {
     }
   }
 
-  // Function symbols: .symtab, else .dynsym.
-  if (Elf_Scn* scn = symtab ? symtab : dynsym) {
+  // Function symbols: .symtab and .dynsym (a stripped binary has only .dynsym, its exported
+  // functions; an unstripped one has both, duplicates are dropped below).
+  for (Elf_Scn* scn : {symtab, dynsym}) {
+    if (!scn) continue;
     GElf_Shdr sh;
     gelf_getshdr(scn, &sh);
     Elf_Data* data = elf_getdata(scn, nullptr);
@@ -251,12 +364,17 @@ std::shared_ptr<const ElfInfo> read_elf_info(const std::string& path) {
       if (!n || !*n) continue;
       FunctionSym f;
       f.name = n;
+      // .dynsym names may carry a version ("memcpy@@GLIBC_2.14" only in readelf's view: the
+      // string table holds the bare name), so no stripping is needed here.
       f.addr = sym.st_value;
       f.size = sym.st_size;
       f.offset = file_offset(sym.st_value);
       info->functions.push_back(std::move(f));
     }
   }
+  info->is64 = is64;
+  read_plt(elf, shstrndx, file_offset, *info);
+  read_dynamic(elf, *info);
   std::sort(info->functions.begin(), info->functions.end(),
             [](const FunctionSym& a, const FunctionSym& b) {
               return a.name != b.name ? a.name < b.name : a.addr < b.addr;
@@ -284,6 +402,7 @@ std::shared_ptr<const ElfInfo> read_elf_info(const std::string& path) {
     }
   }
   if (dw) {
+    read_lines(dw, file_offset, *info);
     auto funcs = read_dwarf_funcs(dw);
     info->have_dwarf = !funcs.empty();
     for (auto& f : info->functions) {

@@ -1,5 +1,6 @@
 // What process(...) probes need from an ELF file, read with elfutils (libelf/libdw): function
-// symbols with their file offsets, their DWARF declaration and variables when debuginfo exists
+// symbols (.symtab and .dynsym: a stripped binary keeps its exported ones) with their file
+// offsets, the PLT stubs with the names they import, the DWARF line table, their DWARF declaration and variables when debuginfo exists
 // (in the file or in /usr/lib/debug by build-id or .gnu_debuglink), and SDT (.note.stapsdt)
 // markers.
 #pragma once
@@ -33,6 +34,20 @@ struct SdtNote {
   int nargs = 0;
 };
 
+// A PLT entry (process.plt): the stub a call to an imported function goes through. `name` is
+// the imported symbol (its relocation's symbol: JUMP_SLOT in .rela.plt, GLOB_DAT for .plt.got).
+struct PltEntry {
+  std::string name;
+  uint64_t addr = 0, offset = 0;  // the stub's address and file offset
+};
+
+// One row of the DWARF line table (is_stmt rows only): what .statement("F@FILE:LINE") needs.
+struct LineRow {
+  std::string file;
+  int line = 0;
+  uint64_t addr = 0, offset = 0;
+};
+
 struct ElfInfo {
   std::string path;   // canonical
   std::string error;  // non-empty: could not be read as ELF
@@ -41,6 +56,12 @@ struct ElfInfo {
   std::string debug_file;  // where the DWARF came from (path itself or a separate file)
   std::vector<FunctionSym> functions;  // sorted by name, then address
   std::vector<SdtNote> notes;
+  std::vector<PltEntry> plt;  // sorted by address
+  std::vector<LineRow> lines;  // from DWARF; empty without it
+  bool is64 = true;
+  // The dynamic section: DT_NEEDED names and the search path (DT_RUNPATH, else DT_RPATH).
+  std::vector<std::string> needed;
+  std::string runpath;
 };
 
 // Reads `path` (already canonical). Never throws: failures are in ElfInfo::error.

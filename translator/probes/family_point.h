@@ -64,12 +64,23 @@ struct TracepointPoint {
   bool is_sys_exit() const { return event.rfind("sys_exit", 0) == 0; }
 };
 
-// process[("PATH"|PID)].begin/end/thread.begin/thread.end.
+// Which processes a process-family probe is about, checked in the kernel when it fires:
+// process(PID), process("PATH") (the file the process runs, by device and inode), and the
+// -c/-x target's process tree (the runtime's config, not here).
+struct ExeFilter {
+  int64_t pid = 0;       // process(PID): that process (tgid); 0: any
+  uint64_t kdev = 0;     // the kernel's dev_t (MKDEV: major << 20 | minor) of the file; with
+  uint64_t ino = 0;      // ino != 0: only processes whose mm->exe_file is that file
+};
+
+// process[("PATH"|PID)].begin/end/thread.begin/thread.end/syscall/syscall.return
+// (stapprobes "USER-SPACE": SystemTap's task-finder events).
 struct ProcessPoint {
-  enum class Event : uint8_t { Begin, End, ThreadBegin, ThreadEnd };
+  enum class Event : uint8_t { Begin, End, ThreadBegin, ThreadEnd, Syscall, SyscallReturn };
   Event event = Event::Begin;
   std::string path;  // process("PATH"): canonical; "" when not given
   int64_t pid = 0;   // process(PID); 0 when not given
+  ExeFilter filter;  // from path/pid
 };
 
 // A function parameter the backend reads from the ABI's argument registers (in order).
@@ -100,6 +111,11 @@ struct UprobePoint {
   std::vector<UprobeParam> params;  // from DWARF, declaration order
   // mark(...):
   std::optional<SdtMark> sdt;
+  // plt(...): a PLT stub; `symbol` is the imported name ($$name)
+  bool plt = false;
+  // process("EXE").library("LIB"): `path` is LIB, the probe fires only in processes running
+  // EXE (filter.kdev/ino); pid as above
+  ExeFilter filter;
 };
 
 // perf.type(T).config(C), perf.sw.NAME, perf.hw.NAME with .sample(N)/.hz(N), .process,
