@@ -113,6 +113,7 @@ void derive(Session& s, const SymbolTable& symbols, const ast::ProbePoint& pp, C
         else
           inner.prologues.insert(inner.prologues.begin(), piece);
       }
+      if (entry.alias->epilogue) inner.epilogues.push_back({entry.alias->epilogue, entry.file});
       size_t before = out.size();
       derive_locations(s, symbols, entry.alias->locations, inner, depth + 1, out);
       if (out.size() == before && !pp.has_wildcard() && !pp.optional)
