@@ -1961,7 +1961,9 @@ Expression* Parser::parse_value() {
     // Code written in a tapset is trusted wherever it is expanded (a library macro such as
     // @MAXSTRINGLEN used by an ordinary script).
     if (!privileged_ && !from_tapset(t)) {
-      skip_some_ = false;
+      // Consumed first: recovery would otherwise re-read this %{ as file-level code and
+      // repeat the error.
+      next();
       throw error("embedded expression code in unprivileged script; need stap -g");
     }
     next();
@@ -2018,10 +2020,8 @@ Expression* Parser::embedded_expression(const Token* t, const std::string& code)
 // @const("NAME"): the value of the C constant NAME (a macro or enumerator of the kernel's
 // headers), as SystemTap's tapsets use it. Embedded C, so only in tapsets and guru mode.
 Expression* Parser::parse_const_op(const Token* t) {
-  if (!privileged_ && !from_tapset(t)) {
-    skip_some_ = false;
+  if (!privileged_ && !from_tapset(t))
     throw error_at("using @const operator not permitted; need stap -g", t);
-  }
   expect_op("(");
   const Token* nt = peek();
   std::string name = expect_string();
