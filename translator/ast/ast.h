@@ -425,6 +425,9 @@ struct Probe : Node {
 struct ProbeAlias : Probe {
   std::vector<ProbePoint*> alias_names;
   bool epilogue_style = false;
+  // The combined form `probe NAME = POINTS { prologue }, { epilogue }`: the second block runs
+  // after the user's handler (null otherwise).
+  Block* epilogue = nullptr;
 };
 
 struct StapFile {

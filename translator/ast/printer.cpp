@@ -533,6 +533,10 @@ void print(std::ostream& o, const Probe& p, const PrintOptions& opts) {
     print(o, *p.body, 0, opts);
   else
     o << "{\n}";
+  if (auto* a = dynamic_cast<const ProbeAlias*>(&p); a && a->epilogue) {
+    o << ",\n";
+    print(o, *a->epilogue, 0, opts);
+  }
 }
 
 void print(std::ostream& o, const StapFile& f, const PrintOptions& opts) {

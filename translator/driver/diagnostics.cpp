@@ -34,6 +34,8 @@ bool Diagnostics::is_duplicate(const std::string& key, bool warning) {
 
 void Diagnostics::parse_error(const ParseError& e) {
   ++parse_errors_;
+  // Every message names its file; only the later links of one chain drop it (stap's `at :L:C`).
+  last_file_ = nullptr;
   err_ << "parse error: " << e.what() << "\n";
   if (e.own_token)
     print_location(e.tok, "at", 9, 5, 13);
@@ -47,6 +49,7 @@ void Diagnostics::semantic_error(const SemanticError& e) {
   if (e.tok) key += describe_token(*e.tok);
   if (is_duplicate(key, false)) return;
   ++semantic_errors_;
+  last_file_ = nullptr;
   for (const SemanticError* cur = &e; cur; cur = cur->chain.get()) {
     err_ << "semantic error: " << cur->what();
     if (cur->tok) err_ << ": " << describe_token(*cur->tok, last_file_);
@@ -65,6 +68,7 @@ void Diagnostics::warning(const std::string& msg, const Token* tok) {
   if (tok) key += describe_token(*tok);
   if (is_duplicate(key, true)) return;
   ++warnings_;
+  last_file_ = nullptr;
   err_ << "WARNING: " << msg;
   if (tok) err_ << ": " << describe_token(*tok, last_file_);
   err_ << "\n";

@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "parse/lexer.h"
+#include "passes/kernel_module_c.h"
 
 namespace ukstap::parse {
 
@@ -255,6 +256,7 @@ class Parser {
   const Token* scan_pp();
   const Token* skip_pp();
   bool eval_condition(const Token* l, const Token* op, const Token* r);
+  static bool from_tapset(const Token* t) { return t->loc.file && t->loc.file->is_tapset; }
   bool spaced(const Token* t) const {
     auto it = copy_origin_.find(t);
     return lex_.preceded_by_space(it == copy_origin_.end() ? t : it->second);
@@ -380,6 +382,8 @@ class Parser {
   Expression* parse_dwarf_value();
   Expression* parse_value();
   Expression* parse_symbol();
+  Expression* embedded_expression(const Token* t, const std::string& code);
+  Expression* parse_const_op(const Token* t);
   bool peek_target_symbol_components();
   void parse_target_symbol_components(std::string* name, const Token* name_tok,
                                       std::vector<TargetComponent>& comps);
@@ -393,6 +397,8 @@ class Parser {
   bool user_file_;
   bool privileged_ = false;
   enum class Context { Unknown, Probe, Global, Function, Embedded } context_ = Context::Unknown;
+  StapFile* file_node_ = nullptr;  // the file being parsed (embedded expressions add functions)
+  int embedded_exprs_ = 0;
 
   const Token* next_t_ = nullptr;
   bool have_next_ = false;
@@ -749,6 +755,7 @@ StapFile* Parser::parse() {
   f->name = file_->name;
   f->privileged = privileged_;
   f->is_tapset = file_->is_tapset;
+  file_node_ = f;
   bool empty = true;
   for (;;) {
     try {
@@ -773,7 +780,14 @@ StapFile* Parser::parse() {
         parse_functiondecl(f, false);
       } else if (t->kind == TokenKind::EmbeddedCode) {
         context_ = Context::Embedded;
-        f->embeds.push_back(parse_embeddedcode());
+        EmbeddedCode* e = parse_embeddedcode();
+        // A script's file-level C is always compiled: kernel-module C fails now, in one line
+        // (a tapset's is checked in pass 2, when something of its file is used).
+        if (!file_->is_tapset) {
+          std::string what = passes::kernel_module_only_use(e->code);
+          if (!what.empty()) throw error_at(passes::kernel_module_c_message(what), t);
+        }
+        f->embeds.push_back(e);
       } else {
         context_ = Context::Unknown;
         throw error("expected 'probe', 'global', 'private', 'function', or '%{'");
@@ -869,10 +883,12 @@ void Parser::parse_probe(StapFile* f) {
     p->locations = locations;
     p->body = parse_stmt_block();
     p->privileged = privileged_;
-    const Token* t = peek();
-    if (is_op(t, ",")) {
+    // `probe NAME = POINTS { prologue }, { epilogue }` (SystemTap's tapsets use it to run
+    // code after the user's handler of a prologue-style alias).
+    if (peek_op(",")) {
       if (epilogue) throw error("Combined prologue and epilogue cannot be defined with '+='");
-      throw error("combined prologue and epilogue aliases are not supported by ukstap");
+      swallow();
+      p->epilogue = parse_stmt_block();
     }
     f->aliases.push_back(p);
   }
@@ -1943,11 +1959,16 @@ Expression* Parser::parse_value() {
   const Token* t = peek();
   if (!t) throw error("expected value");
   if (t->kind == TokenKind::EmbeddedCode) {
-    if (!privileged_) {
-      skip_some_ = false;
+    // Code written in a tapset is trusted wherever it is expanded (a library macro such as
+    // @MAXSTRINGLEN used by an ordinary script).
+    if (!privileged_ && !from_tapset(t)) {
+      // Consumed first: recovery would otherwise re-read this %{ as file-level code and
+      // repeat the error.
+      next();
       throw error("embedded expression code in unprivileged script; need stap -g");
     }
-    throw error("embedded expression code is not supported by ukstap");
+    next();
+    return embedded_expression(t, t->text);
   }
   if (is_op(t, "(")) {
     swallow();
@@ -1959,6 +1980,55 @@ Expression* Parser::parse_value() {
   if (t->kind == TokenKind::Identifier || (t->kind == TokenKind::Operator && t->text[0] == '@'))
     return parse_symbol();
   return parse_literal();
+}
+
+// `%{ code %}` used as a value (guru mode, tapsets): a long, or a string with the /* string */
+// pragma. It becomes a call of a private embedded-C function of this file whose body returns
+// the expression, so the later passes and both runtimes treat it as any embedded function.
+Expression* Parser::embedded_expression(const Token* t, const std::string& code) {
+  std::vector<std::string> pragmas = embedded_pragmas(code);
+  bool is_string = false;
+  for (const std::string& p : pragmas)
+    if (p == "string") is_string = true;
+  Function* fd = arena_.node<Function>(t);
+  fd->name = "__embedded_expr_" + std::to_string(++embedded_exprs_);
+  fd->is_private = true;
+  fd->synthetic = true;
+  fd->from_tapset = file_->is_tapset;
+  fd->type = is_string ? Type::String : Type::Long;
+  fd->type_tok = t;
+  fd->pragmas = pragmas;
+  EmbeddedCode* body = arena_.node<EmbeddedCode>(t);
+  if (is_string)
+    body->code =
+        "\n#ifdef __UKSTAP_BPF__\n"
+        "\tif (bpf_probe_read_kernel_str(STAP_RETVALUE, MAXSTRINGLEN, (const void *)(" + code +
+        ")) < 0)\n\t\tSTAP_RETVALUE[0] = '\\0';\n"
+        "#else\n"
+        "\t{ const char *__s = (" + code + "); long __i = 0;\n"
+        "\t  for (; __s && __i + 1 < MAXSTRINGLEN && __s[__i]; ++__i) STAP_RETVALUE[__i] = __s[__i];\n"
+        "\t  STAP_RETVALUE[__i] = '\\0'; }\n"
+        "#endif\n";
+  else
+    body->code = "\n\tSTAP_RETURN((long)(" + code + "));\n";
+  fd->body = body;
+  if (file_node_) file_node_->functions.push_back(fd);
+  FunctionCall* call = arena_.node<FunctionCall>(t);
+  call->name = fd->name;  // resolved in pass 2 like any call (private to this file)
+  return call;
+}
+
+// @const("NAME"): the value of the C constant NAME (a macro or enumerator of the kernel's
+// headers), as SystemTap's tapsets use it. Embedded C, so only in tapsets and guru mode.
+Expression* Parser::parse_const_op(const Token* t) {
+  if (!privileged_ && !from_tapset(t))
+    throw error_at("using @const operator not permitted; need stap -g", t);
+  expect_op("(");
+  const Token* nt = peek();
+  std::string name = expect_string();
+  if (name.empty()) throw error_at("expected non-empty string", nt);
+  expect_op(")");
+  return embedded_expression(t, "/* pure */ /* unprivileged */ /* stable */ " + name);
 }
 
 const Token* Parser::parse_hist_op_or_bare_name(HistogramOp*& hop, std::string& name) {
@@ -2028,6 +2098,25 @@ Expression* Parser::parse_symbol() {
       e->operand = operand;
       return e;
     }
+    if (name == "@const") return parse_const_op(t);
+    if (name == "@probewrite") {
+      // @probewrite(var): whether the probe handler assigns the local `var` (SystemTap's
+      // syscall tapsets write such values back to the syscall's registers in an epilogue).
+      // ukstap never writes probe context back, so it is constant 0; a user's script is
+      // warned rather than silently given a different answer.
+      expect_op("(");
+      const Token* v = next();
+      if (v->kind != TokenKind::Identifier) throw error("expected identifier");
+      swallow();
+      expect_op(")");
+      if (!file_->is_tapset)
+        s_.diag.warning("@probewrite is always 0 in ukstap (it never writes probe context back)",
+                        t);
+      LiteralNumber* zero = arena_.node<LiteralNumber>(t);
+      zero->type = Type::Long;
+      zero->type_tok = t;
+      return zero;
+    }
     if (name == "@perf") {
       PerfOp* p = arena_.node<PerfOp>(t);
       expect_op("(");
@@ -2042,7 +2131,9 @@ Expression* Parser::parse_symbol() {
       if (op == "variance")
         max_params = 1;
       else if (!(op == "avg" || op == "count" || op == "sum" || op == "min" || op == "max"))
-        throw error("unknown operator " + name);
+        // Not a built-in: an @word the preprocessor did not expand is a macro nobody defined
+        // (neither the script nor a tapset .stpm library).
+        throw error_at(is_atword(op) ? "unknown operator " + name : "unknown macro " + name, t);
       expect_op("(");
       StatOp* sop = arena_.node<StatOp>(t);
       sop->op = op;

@@ -21,8 +21,32 @@ static bool read_whole(std::istream& in, std::string& out) {
   return !in.bad();
 }
 
-// Every regular file under `dir` (recursively) whose name ends in `ext`, sorted.
-static std::vector<std::string> find_files(const std::string& dir, const std::string& ext) {
+// A tapset directory's own subdirectory names that belong to another SystemTap runtime or
+// another architecture. SystemTap reads DIR/*.stp plus DIR/<runtime>/*.stp, where <runtime> is
+// linux (its kernel-module runtime), bpf (stapbpf) or dyninst, and DIR/<arch>/ and
+// DIR/<runtime>/<arch>/. ukstap reads linux/ of such a tree: scripts written for SystemTap
+// (its examples among them) expect the probe aliases, functions and macros of the default
+// kernel runtime, and ukstap probes the same Linux kernel; bpf/ is stapbpf's reduced set
+// (BPF assembly bodies) and dyninst/ a user-space-only one, and either would define the same
+// names again. The embedded C of linux/ is kernel-module C that ukstap cannot compile: a
+// script that calls such a function fails with a one-line reason (pass 4), one that does not
+// is unaffected. Other subdirectories (ukstap's own tapsets/syscalls/) are read whatever
+// their name.
+static bool skipped_subdir(const std::string& name, const std::string& arch) {
+  static const char* const runtimes[] = {"bpf", "dyninst"};
+  static const char* const arches[] = {"arm",   "arm64", "i386", "ia64",  "mips",
+                                       "powerpc", "riscv", "s390", "x86_64"};
+  for (const char* r : runtimes)
+    if (name == r) return true;
+  for (const char* a : arches)
+    if (name == a) return name != arch;
+  return false;
+}
+
+// Every regular file under `dir` (recursively, minus skipped_subdir()) whose name ends in
+// `ext`, sorted.
+static std::vector<std::string> find_files(const std::string& dir, const std::string& ext,
+                                           const std::string& arch) {
   std::vector<std::string> out;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return out;
@@ -30,6 +54,10 @@ static std::vector<std::string> find_files(const std::string& dir, const std::st
   for (; !ec && it != end; it.increment(ec)) {
     const fs::path& p = it->path();
     std::error_code ec2;
+    if (it->is_directory(ec2)) {
+      if (skipped_subdir(p.filename().string(), arch)) it.disable_recursion_pending();
+      continue;
+    }
     if (!it->is_regular_file(ec2)) continue;
     std::string name = p.string();
     if (name.size() >= ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0)
@@ -46,9 +74,12 @@ int pass1_parse(Session& s) {
 
   std::vector<std::string> dirs = s.tapset_dirs();
 
-  // 1. The tapsets' macro libraries, visible to every file.
+  // 1. The tapsets' macro libraries, visible to every file. A macro defined twice in one
+  // directory tree is an error; between directories the first one wins (-I DIR is searched
+  // before ukstap's own tapsets, so a SystemTap tree's @choose_defined replaces ours).
   for (const std::string& dir : dirs) {
-    for (const std::string& path : find_files(dir, ".stpm")) {
+    parse::MacroLibrary dirlib;
+    for (const std::string& path : find_files(dir, ".stpm", env.arch)) {
       std::ifstream in(path);
       std::string text;
       if (!in || !read_whole(in, text)) {
@@ -57,8 +88,10 @@ int pass1_parse(Session& s) {
         continue;
       }
       const SourceFile* src = s.add_source(path, std::move(text), true);
-      if (!parse::parse_library_macros(s, src, lib, env)) failed = true;
+      if (!parse::parse_library_macros(s, src, dirlib, env)) failed = true;
     }
+    for (auto& [name, m] : dirlib.macros())
+      if (!lib.find(name)) lib.macros()[name] = m;
   }
 
   // 2. The user's script.
@@ -84,7 +117,7 @@ int pass1_parse(Session& s) {
 
   // 3. The tapsets themselves.
   for (const std::string& dir : dirs) {
-    for (const std::string& path : find_files(dir, ".stp")) {
+    for (const std::string& path : find_files(dir, ".stp", env.arch)) {
       std::ifstream in(path);
       std::string ttext;
       if (!in || !read_whole(in, ttext)) {

@@ -4,6 +4,7 @@
 
 #include "driver/diagnostics.h"
 #include "driver/session.h"
+#include "passes/stap_tapset_names.h"
 
 namespace ukstap::passes {
 
@@ -113,6 +114,7 @@ void derive(Session& s, const SymbolTable& symbols, const ast::ProbePoint& pp, C
         else
           inner.prologues.insert(inner.prologues.begin(), piece);
       }
+      if (entry.alias->epilogue) inner.epilogues.push_back({entry.alias->epilogue, entry.file});
       size_t before = out.size();
       derive_locations(s, symbols, entry.alias->locations, inner, depth + 1, out);
       if (out.size() == before && !pp.has_wildcard() && !pp.optional)
@@ -151,6 +153,24 @@ void derive(Session& s, const SymbolTable& symbols, const ast::ProbePoint& pp, C
     for (const auto* fam : {"begin", "end", "error", "never", "timer", "kernel", "process",
                             "perf", "syscall", "syscall_any"})
       candidates.push_back(fam);
+  }
+  // An alias family and a probe family can share a name (syscall): suggest each name once.
+  {
+    std::set<std::string> once;
+    std::vector<std::string> unique;
+    for (auto& c : candidates)
+      if (once.insert(c).second) unique.push_back(c);
+    candidates.swap(unique);
+  }
+  const Token* first_tok = pp.components.empty() ? pp.tok : pp.components[0].tok;
+  if (depth_ok == 0 && !pp.components.empty()) {
+    // A SystemTap tapset alias ukstap does not define: name it and where SystemTap has it.
+    if (const char* tapset = stap_alias_tapset(pp.components[0].functor))
+      throw SemanticError("while resolving probe point", first_tok,
+                          SemanticError("probe point mismatch: " + pp.str() +
+                                            " is a probe alias of SystemTap's tapset " + tapset +
+                                            ", which ukstap's tapsets do not define",
+                                        first_tok));
   }
   size_t at = std::min(depth_ok, pp.components.empty() ? 0 : pp.components.size() - 1);
   const Token* bad = pp.components.empty() ? pp.tok : pp.components[at].tok;

@@ -3,8 +3,10 @@
 #include <map>
 
 #include "passes/elaborate_steps.h"
+#include "passes/kernel_module_c.h"
 #include "passes/kernel_types.h"
 #include "passes/skip_badvars.h"
+#include "passes/stap_tapset_names.h"
 
 namespace ukstap::passes {
 
@@ -54,6 +56,16 @@ class Resolver : public ast::TraversingVisitor {
     function_ = &f;
     locals_ = &f.locals;
     file_ = symbols_.file_of(&f);
+    // Embedded C in use, and the file-level C that comes with its tapset, must be C ukstap
+    // can compile (kernel_module_c.h).
+    if (auto* ec = dynamic_cast<ast::EmbeddedCode*>(f.body)) {
+      std::string what = passes::kernel_module_only_use(ec->code);
+      if (what.empty() && file_ && file_->is_tapset)
+        for (auto* top : file_->embeds)
+          if (what.empty() && !(what = passes::kernel_module_only_use(top->code)).empty())
+            return report(SemanticError(kernel_module_c_message(what), top->tok));
+      if (!what.empty()) return report(SemanticError(kernel_module_c_message(what), f.tok));
+    }
     if (f.body) run(f.body);
   }
 
@@ -119,6 +131,11 @@ class Resolver : public ast::TraversingVisitor {
         use_global(g);
         return;
       }
+    // A global of SystemTap's tapsets (argv, the *mib counters) is no typo of the script's.
+    if (const char* tapset = stap_global_tapset(e.name))
+      throw SemanticError("unresolved global '" + e.name + "': it is declared by SystemTap's tapset " +
+                              tapset + ", which ukstap's tapsets do not provide",
+                          e.tok);
     throw SemanticError(std::string(what) + " locals not supported, missing global declaration?",
                         e.tok);
   }

@@ -267,7 +267,13 @@ void reject_unserved(const ast::ProbePoint& pp) {
                               instead_text(),
                           tok);
   }
-  if (f == "procfs" || f == "netfilter" || f == "hwbreakpoint")
+  if (f == "procfs")
+    // Whatever the kernel: the /proc/systemtap/MODULE/ files are made by stap's module.
+    throw SemanticError("procfs probes need SystemTap's loadable kernel module, which makes "
+                        "their /proc/systemtap/MODULE/ files; ukstap runs probes as BPF "
+                        "programs and has no kernel module",
+                        tok);
+  if (f == "netfilter" || f == "hwbreakpoint")
     throw SemanticError(f + " probes need a loadable kernel module, and this kernel has no "
                             "loadable modules (ukstap runs probes as BPF programs)",
                         tok);
