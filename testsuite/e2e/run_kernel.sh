@@ -12,6 +12,17 @@ t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
 PASS5_FAILED='Pass 5: run failed.  [man error::pass5]'
 
+# sprintf's %s without a width, of an empty string, is empty (C's printf, bash's printf below;
+# it printed one space: a missing width reached the runtime as -1, read as "%-1s"), on the BPF
+# side and natively.
+SFMT='printf("[%s|%s|%s|%s|%s|%s]\n", sprintf("%s", c ? "x" : ""), sprintf("%s%s", "", "y"), sprintf("%s", "ab"), sprintf("%-5s", "ab"), sprintf("%*s", 4, ""), sprintf("%-*s", -3, "x"))'
+SFMT_WANT=$(printf '[%s|%s|%s|%-5s|%*s|%-*s]' "" y ab ab 4 "" -3 x)
+t "sprintf of an empty %s, natively (begin)" 0 "$SFMT_WANT$NL" '' -- \
+  "$UKSTAP" -e "global c; probe begin { $SFMT; exit() }"
+t "sprintf of an empty %s, in BPF (syscall probe)" 0 "$SFMT_WANT$NL" '' -- \
+  "$UKSTAP" -e "global c; probe syscall.getpid { if (pid() == target()) { $SFMT; exit() } }" \
+  -c 'python3 -c "import os; os.getpid()"'
+
 KT=$T_TMP/ktarget
 if ! gcc -O2 -g -Wall -o "$KT" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/ktarget.c" 2> "$T_TMP/gcc.err"; then
   echo "FAIL: cannot build the target program"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit

@@ -580,12 +580,12 @@ class BodyEmitter : public ast::Visitor {
           line("STP_TP_STR(c, " + v + ", " + std::to_string(f.offset) + ", " +
                std::to_string(f.size) + ");");
         line("stp_sfmt_lit(c, " + t + ", \"\\\"\");");
-        line("stp_sfmt_str(c, " + t + ", " + v + ", 0, -1, -1);");
+        line("stp_sfmt_str(c, " + t + ", " + v + ", 0, 0, -1);");
         line("stp_sfmt_lit(c, " + t + ", \"\\\"\");");
       } else {
         line("stp_sfmt_long(c, " + t + ", STP_TP_LONG(c, " + std::to_string(f.offset) + ", " +
              std::to_string(f.size) + ", " + (f.is_signed ? "1" : "0") +
-             "), 'x', STP_FLAG_ALT, -1, -1);");
+             "), 'x', STP_FLAG_ALT, 0, -1);");
       }
     }
     return t;
@@ -854,7 +854,9 @@ class BodyEmitter : public ast::Visitor {
         line("stp_sfmt_lit(c, " + t + ", " + c_quote(comp.literal) + ");");
         continue;
       }
-      std::string width = comp.width == -2 ? next() : std::to_string(comp.width);
+      // No width is 0: the runtime reads a negative width as '-' (C's `*`), and "%-1s" of ""
+      // is one space where SystemTap prints nothing.
+      std::string width = comp.width == -2 ? next() : std::to_string(std::max(comp.width, 0));
       std::string prec = comp.precision == -2 ? next() : std::to_string(comp.precision);
       std::string v = next();
       char cv = conv_char(comp.conv);
