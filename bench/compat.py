@@ -1180,8 +1180,9 @@ def blockers(rows):
     items = sorted(groups.items(), key=lambda kv: (-sum(map(len, kv[1].values())), kv[0]))
     n = sum(1 for r in rows if r["servable"] and not r["runs"])
     lines = ["# Blockers of servable examples (first error, grouped)\n",
-             "%d servable scripts do not run. Regenerate: `bench/compat.py --blockers FILE`.\n"
-             % n]
+             "%d servable scripts do not run. Only each script's first error is known: fixing "
+             "it may uncover the next. Regenerate: `bench/compat.py --blockers FILE` "
+             "(`make compat`).\n" % n]
     for cause, details in items:
         lines.append("- **%d** `%s`" % (sum(map(len, details.values())), cause))
         for detail, scripts in sorted(details.items(), key=lambda kv: (-len(kv[1]), kv[0])):
