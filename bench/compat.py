@@ -2,17 +2,21 @@
 """Compatibility benchmark: SystemTap's shipped examples run with ukstap (issue 14).
 
     bench/compat.py [--ukstap PATH] [--examples DIR] [--tapsets DIR] [--out FILE]
-                    [--jobs N] [--timeout SECONDS] [--only SUBSTRING] [--classify-only]
+                    [--blockers FILE] [--label TEXT] [--jobs N] [--timeout SECONDS]
+                    [--only SUBSTRING] [--classify-only]
+
+`make compat` runs it on the tree's ukstap; docs/COMPAT.md explains the figures.
 
 For every example script DIR/*/*.stp (Debian's systemtap-doc installs them under
 /usr/share/systemtap/examples) this runs what its .meta file's test_installcheck line runs (else
 its test_check line), with `stap` replaced by the ukstap under test, from the script's
 directory, and records:
 
-  p2    `ukstap -p2 ...` (parse + elaborate) exits 0;
+  p2    `ukstap -p2 ...` (parse + elaborate) exits 0 (the line's own -pN taken out);
   p4    `ukstap -p4 ...` (compile) exits 0;
   runs  the full command exits 0 within --timeout, prints no error line, and its output has the
-        shape the script prints (see output_shape());
+        shape the script prints (output_shape(), sample_header()); a .meta command that stops
+        at -pN counts when it and p4 succeed ("yes (-pN)");
   why   the first error line, or the harness's own reason (timeout, no output, ...).
 
 Every script is also classified as *servable by this kernel* or not, with a one-line reason,
@@ -21,7 +25,8 @@ built on kprobes and which on tracepoints). The rules are the RULES table below,
 the results table. A script without a .meta file gets p2/p4 (`ukstap -p4 SCRIPT`) and runs "-".
 
 Writes a Markdown table (script | servable | p2 | p4 | runs | why not) with totals to --out
-(default bench/results/compat.md) and prints the totals. Each ukstap run has a hard timeout;
+(default bench/results/compat.md), optionally the first errors of the servable scripts that do
+not run grouped by cause (--blockers), and prints the totals. Each ukstap run has a hard timeout;
 on timeout the whole process group gets SIGINT, then SIGKILL. At most 2 runs at a time (the
 machine is shared). Root only (the runs attach BPF programs).
 """
@@ -69,8 +74,8 @@ RULES = [
      "none (/sys/bus/event_source/devices has no cpu PMU)"),
     ("not installed", "a program, library or debuginfo the script probes or runs (-c, "
      "process(\"...\"), test_support) is not installed here"),
-    ("@var", "@var(\"name@file\") of a kernel global needs kernel DWARF debuginfo (not "
-     "installed; BTF has no global variables' locations)"),
+    ("@var", "@var(\"name@file\") of a kernel global needs the kernel's DWARF debuginfo (not "
+     "installed; BTF describes types and per-CPU variables only)"),
 ]
 
 # Tapset aliases that SystemTap (4.8, linux runtime) builds on kprobes only, but whose event
@@ -121,7 +126,6 @@ NO_RETURN_EQUIVALENT = {"vm.pagefault"}
 
 # Built-in probe point families (not tapset aliases) and their servability here.
 BUILTIN_OK = {"begin", "end", "error", "never", "timer", "process", "perf"}
-KPROBE_FAMILIES = {"kernel.function", "kernel.statement", "kprobe", "module"}
 
 
 def tracepoint_exists(tp):
@@ -133,6 +137,75 @@ def tracepoint_exists(tp):
     else:
         sys_, name = "*", tp
     return bool(glob.glob(os.path.join(TRACEFS, sys_, name, "id")))
+
+
+_ELF_INFO = {}
+
+
+def elf_info(path):
+    """(defined function symbols, has DWARF) of an ELF file: .dynsym and .symtab, and the
+    separate debug file found by build-id under /usr/lib/debug/.build-id when installed."""
+    if path in _ELF_INFO:
+        return _ELF_INFO[path]
+    syms, dwarf, files = set(), False, [path]
+    try:
+        notes = subprocess.run(["readelf", "-n", path], capture_output=True, text=True,
+                               timeout=20).stdout
+        m = re.search(r"Build ID:\s*([0-9a-f]+)", notes)
+        if m:
+            debug = "/usr/lib/debug/.build-id/%s/%s.debug" % (m.group(1)[:2], m.group(1)[2:])
+            if os.path.exists(debug):
+                files.append(debug)
+        for f in files:
+            sections = subprocess.run(["readelf", "-SW", f], capture_output=True, text=True,
+                                      timeout=20).stdout
+            dwarf = dwarf or ".debug_info" in sections
+            for args in (["nm", "-D", "--defined-only", f], ["nm", "--defined-only", f]):
+                out = subprocess.run(args, capture_output=True, text=True, timeout=60).stdout
+                for line in out.splitlines():
+                    parts = line.split()
+                    if len(parts) == 3 and parts[1] in "TtWi":
+                        syms.add(parts[2].split("@")[0])
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    _ELF_INFO[path] = (syms, dwarf)
+    return _ELF_INFO[path]
+
+
+def resolve_program(path):
+    """The native ELF files a process("PATH") names (PATH via $PATH, or a glob)."""
+    if "/" not in path:
+        w = shutil.which(path)
+        return [os.path.realpath(w)] if w else []
+    return [os.path.realpath(h) for h in sorted(glob.glob(path))
+            if elf_machine(os.path.realpath(h)) == NATIVE_MACHINE]
+
+
+def user_dwarf_verdict(point, needs_vars):
+    """process("PATH").function("NAME") / .statement(...): the function must be in the
+    binary's symbols (or DWARF); a file:line spec, .statement and $variables need DWARF."""
+    comps = components(point)
+    if len(comps) < 2 or not comps[0].startswith("process("):
+        return (True, "")
+    path = first_string(comps[0])
+    what = comps[1]
+    if not path or not (what.startswith("function(") or what.startswith("statement(")):
+        return (True, "")
+    spec = first_string(what) or ""
+    files = resolve_program(path)
+    if not files:
+        return (True, "")  # reported by program_problem
+    infos = [(f, elf_info(f)) for f in files]
+    need_dwarf = needs_vars or what.startswith("statement(") or "@" in spec or ":" in spec
+    if need_dwarf and not any(dwarf for _f, (_s, dwarf) in infos):
+        return (False, "not installed: debuginfo of %s (%s DWARF)" % (
+            files[0], "its $variables need" if needs_vars else spec + " needs"))
+    name = spec.split("@")[0]
+    if name and not any(fnmatch.fnmatchcase(sym, name) for _f, (syms, _d) in infos
+                        for sym in syms) and not any(d for _f, (_s, d) in infos):
+        return (False, "not installed: %s has no symbol %s (stripped; debuginfo not "
+                "installed)" % (files[0], name))
+    return (True, "")
 
 
 def kernel_data_verdict():
@@ -320,9 +393,9 @@ def block_at(text, i):
 
 
 def probe_statements(text):
-    """[(lhs alias name or None, [(point, optional)])] of each probe statement."""
+    """[(lhs alias name or None, [(point, optional)], body)] of each probe statement."""
     result = []
-    for spec, _body in probe_specs(text):
+    for spec, body in probe_specs(text):
         lhs = None
         am = re.match(r"\s*([\w.*]+(?:\([^)]*\))?(?:\.[\w*]+)*)\s*\+?=(?!=)(.*)$", spec, re.S)
         if am:
@@ -336,7 +409,7 @@ def probe_statements(text):
                     p = p[:-1].rstrip()
                 if p and not p.startswith("%"):
                     points.append((p, optional))
-        result.append((lhs, points))
+        result.append((lhs, points, body))
     return result
 
 
@@ -401,7 +474,7 @@ class Tapsets:
                 text = strip_comments(open(f, encoding="utf-8", errors="replace").read())
             except OSError:
                 continue
-            for lhs, points in probe_statements(text):
+            for lhs, points, _body in probe_statements(text):
                 if lhs:
                     self.aliases.setdefault(lhs, []).extend(points)
         self.memo = {}
@@ -410,7 +483,7 @@ class Tapsets:
         """A copy that also knows the aliases a script defines."""
         t = Tapsets.__new__(Tapsets)
         t.aliases = dict(self.aliases)
-        for lhs, points in statements:
+        for lhs, points, _body in statements:
             if lhs:
                 t.aliases.setdefault(lhs, []).extend(points)
         t.memo = {}
@@ -731,18 +804,31 @@ def classify(script, meta, tapsets):
     cmd, args, includes = parse_stap_args(stap_argv(line), name) if line else (None, [], [])
     if "%{KERNELC%}" in text:
         return (False, "embedded C: %{ %} touching kernel internals (kernel-module C)")
+    # ukstap runs from the script's directory: relative process("./x") paths are relative to it
+    here = os.path.dirname(os.path.abspath(script))
+    text = re.sub(r'process\("(\.\.?/[^"]*)"\)',
+                  lambda m: 'process("%s")' % os.path.normpath(os.path.join(here, m.group(1))),
+                  text)
     statements = probe_statements(substitute_args(text, args))
     for d in includes:
         for f in glob.glob(os.path.join(os.path.dirname(script), d, "*.stp")):
-            statements += probe_statements(strip_comments(open(f, errors="replace").read()))
+            statements += [(lhs, pts, "") for lhs, pts, _b in
+                           probe_statements(strip_comments(open(f, errors="replace").read()))]
     tapsets = tapsets.with_script_aliases(statements)
     skipped, events = [], 0
-    for lhs, points in statements:
+    for lhs, points, body in statements:
         if lhs and lhs_unused(lhs, text):
             continue
+        # $variables (other than the alias's own locals) of a process().function probe need
+        # the binary's DWARF
+        uses_targets = re.search(r"\$\$?[A-Za-z_]", body) is not None
         verdicts = []
         for p, opt in points:
             v = point_verdict(p, tapsets)
+            if v[0] and uses_targets:
+                v = user_dwarf_verdict(p, needs_vars=True)
+            elif v[0]:
+                v = user_dwarf_verdict(p, needs_vars=False)
             verdicts.append((p, opt, v))
             if opt == "!" and v[0]:
                 break  # `a !, b`: b is only tried when a does not resolve
@@ -763,6 +849,8 @@ def classify(script, meta, tapsets):
         return (False, "@var: kernel global needs kernel debuginfo")
     if cmd:
         prog = command_program(cmd)
+        if prog and prog.startswith("."):
+            prog = os.path.normpath(os.path.join(here, prog))
         if prog and not program_installed(prog):
             return (False, "not installed: %s (the -c command)" % prog)
     ok, why = support_verdict(meta.get("test_support", ""), os.path.dirname(script), tapsets)
@@ -1092,8 +1180,9 @@ def blockers(rows):
     items = sorted(groups.items(), key=lambda kv: (-sum(map(len, kv[1].values())), kv[0]))
     n = sum(1 for r in rows if r["servable"] and not r["runs"])
     lines = ["# Blockers of servable examples (first error, grouped)\n",
-             "%d servable scripts do not run. Regenerate: `bench/compat.py --blockers FILE`.\n"
-             % n]
+             "%d servable scripts do not run. Only each script's first error is known: fixing "
+             "it may uncover the next. Regenerate: `bench/compat.py --blockers FILE` "
+             "(`make compat`).\n" % n]
     for cause, details in items:
         lines.append("- **%d** `%s`" % (sum(map(len, details.values())), cause))
         for detail, scripts in sorted(details.items(), key=lambda kv: (-len(kv[1]), kv[0])):

@@ -12,7 +12,7 @@ fx=$top/testsuite/compat
 out=$T_TMP/compat.md
 blk=$T_TMP/blockers.md
 
-t "harness runs on the fixtures" 0 '~^compat: 13 scripts: p2 12, p4 12, runs 8; servable 8: p2 8, p4 8, runs 6 ' '*' -- \
+t "harness runs on the fixtures" 0 '~^compat: 14 scripts: p2 12, p4 12, runs 8; servable 8: p2 8, p4 8, runs 6 ' '*' -- \
   python3 "$top/bench/compat.py" --ukstap "$UKSTAP" --examples "$fx/examples" \
   --tapsets "$fx/tapset" --out "$out" --blockers "$blk" --timeout 6
 
@@ -58,6 +58,18 @@ t "sample checked" 0 '*' '*' -- env FAKE_UKSTAP_OUTPUT="ALPHA BETA" python3 "$to
   --out "$T_TMP/fake3.md" --only /sample --timeout 6
 t "output unlike the sample is not a run" 0 '*' '' -- grep -Fxq \
   "| t/sample.stp | yes | yes | yes | no | output lacks the header line of SystemTap's sample (sample.txt): 'ALPHA BETA GAMMA' |" "$T_TMP/fake3.md"
+# process("./tiny").function("work") reading $n: servable with DWARF, not when stripped (the
+# symbol table has no parameters). A copy of the tree, since the test builds ./tiny into it.
+cp -r "$fx/examples" "$T_TMP/ex"
+gcc -g -O0 -o "$T_TMP/ex/t/tiny" "$fx/tiny.c"
+t "dwarf: servable with -g" 0 '*' '*' -- python3 "$top/bench/compat.py" --classify-only \
+  --examples "$T_TMP/ex" --tapsets "$fx/tapset" --out "$T_TMP/dwarf1.md" --only /dwarf
+t "dwarf row: -g" 0 '*' '' -- grep -Eq '^\| t/dwarf.stp \| yes \|' "$T_TMP/dwarf1.md"
+strip "$T_TMP/ex/t/tiny"
+t "dwarf: stripped" 0 '*' '*' -- python3 "$top/bench/compat.py" --classify-only \
+  --examples "$T_TMP/ex" --tapsets "$fx/tapset" --out "$T_TMP/dwarf2.md" --only /dwarf
+t "dwarf row: stripped" 0 '*' '' -- grep -Fq \
+  "| t/dwarf.stp | no: not installed: debuginfo of $T_TMP/ex/t/tiny (its \$variables need DWARF) |" "$T_TMP/dwarf2.md"
 t "unknown ukstap path" 1 '' '~no executable ukstap' -- python3 "$top/bench/compat.py" \
   --ukstap /nonexistent/ukstap --examples "$fx/examples"
 t_done
