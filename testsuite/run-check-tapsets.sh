@@ -21,4 +21,16 @@ bash "$UKSTAP_TOP_SRCDIR/scripts/check-tapsets" "$UKSTAP_TOP_SRCDIR/tapsets"
 rc=$?
 # SystemTap's documented variables on every alias (scripts/stap-syscall-vars.json truth).
 python3 "$UKSTAP_TOP_SRCDIR/scripts/check-syscall-vars" "$UKSTAP_TOP_SRCDIR/tapsets" || rc=1
+# ... and the check catches a missing one: kill's sig_name removed from a copy must fail.
+neg=$(mktemp -d) || exit 1
+cp -r "$UKSTAP_TOP_SRCDIR/tapsets" "$neg/"
+sed -i '/^\tsig_name = __sysc_signal_name(sig)$/d' "$neg/tapsets/syscalls/generated.stp"
+python3 "$UKSTAP_TOP_SRCDIR/scripts/check-syscall-vars" "$neg/tapsets" > "$neg/out"
+if grep -q '^check-syscall-vars: nd_syscall.kill: documented variable `sig_name` is never assigned$' "$neg/out"; then
+  echo "check-syscall-vars: OK: a removed documented variable (kill's sig_name) is reported"
+else
+  echo "FAIL: check-syscall-vars did not report kill's missing sig_name"
+  rc=1
+fi
+rm -rf "$neg"
 exit $rc

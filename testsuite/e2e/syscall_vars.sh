@@ -2,11 +2,11 @@
 # syscall_vars: the syscall aliases' SystemTap-named variables (and argstr where SystemTap's
 # layout equals strace's) against strace -ff of the same run, call by call.
 #
-# testsuite/e2e/progs/sysvars_work.c issues 32 kinds of system calls with known arguments
+# testsuite/e2e/progs/sysvars_work.c issues 34 kinds of system calls with known arguments
 # (openat with flags, write, writev, read, pread, lseek, dup/dup3, access, faccessat, unlinkat,
-# mkdirat, umask, mmap, mprotect, munmap, futex, socketpair, sendto, recvfrom, poll, socket,
-# connect (AF_INET), nanosleep, clock_nanosleep, prlimit64, fork → clone, kill, wait4,
-# exit_group, close, fcntl).
+# mkdirat, umask, mmap, mprotect, madvise, munmap, getrandom, futex, socketpair, sendto,
+# recvfrom, poll, socket, connect (AF_INET), nanosleep, clock_nanosleep, prlimit64,
+# fork → clone, kill, wait4, exit_group, close, fcntl).
 # ukstap runs `strace -ff -o DIR/st ./sysvars_work` under -c; the script prints, for each call
 # of the program (execname filter), SYSCALL, tid and the variables by SystemTap's names.
 # syscall_vars_check.py pairs the N-th call of a syscall in a tid with strace's N-th and
@@ -39,7 +39,9 @@ probe syscall.lseek { if (me()) out(name, sprintf("fildes=%d\toffset=%d\twhence_
 probe syscall.close { if (me()) out(name, sprintf("fd=%d", fd)); if (me()) outa(name, argstr) }
 probe syscall.dup { if (me()) out(name, sprintf("oldfd=%d", oldfd)); if (me()) outa(name, argstr) }
 probe syscall.dup3 { if (me()) out(name, sprintf("oldfd=%d\tnewfd=%d\tflags_str=%s", oldfd, newfd, flags_str)); if (me()) outa(name, argstr) }
-probe syscall.fcntl { if (me()) out(name, sprintf("fd=%d\tcmd=%d", fd, cmd)) }
+probe syscall.fcntl { if (me()) out(name, sprintf("fd=%d\tcmd=%d\tcmd_str=%s", fd, cmd, cmd_str)) }
+probe syscall.madvise { if (me()) out(name, sprintf("start=%d\tlength=%d\tadvice_str=%s", start, length, advice_str)); if (me()) outa(name, argstr) }
+probe syscall.getrandom { if (me()) out(name, sprintf("count=%d\tflags_str=%s", count, flags_str)) }
 probe syscall.access { if (me()) out(name, sprintf("pathname=%s\tmode_str=%s", pathname, mode_str)); if (me()) outa(name, argstr) }
 probe syscall.faccessat { if (me()) out(name, sprintf("dirfd_str=%s\tpathname=%s\tmode_str=%s", dirfd_str, pathname, mode_str)); if (me()) outa(name, argstr) }
 probe syscall.unlinkat { if (me()) out(name, sprintf("dfd_str=%s\tpathname_str=%s\tflag_str=%s", dfd_str, pathname_str, flag_str)) }
@@ -66,7 +68,7 @@ EOF
 
 t "syscall_vars: run under strace" 0 '*' '*' -- \
   "$UKSTAP" -o "$T_TMP/stap.out" "$T_TMP/vars.stp" \
-  -c "strace -ff -qq -o $T_TMP/st/st -e trace=openat,write,writev,read,pread64,lseek,close,dup,dup3,fcntl,access,faccessat,unlinkat,mkdirat,umask,mmap,mprotect,munmap,futex,socketpair,sendto,recvfrom,poll,socket,connect,nanosleep,clock_nanosleep,prlimit64,clone,kill,wait4,exit_group $T_TMP/sysvars_work $T_TMP/scratch"
+  -c "strace -ff -qq -o $T_TMP/st/st -e trace=openat,write,writev,read,pread64,lseek,close,dup,dup3,fcntl,access,faccessat,unlinkat,mkdirat,umask,mmap,mprotect,madvise,munmap,getrandom,futex,socketpair,sendto,recvfrom,poll,socket,connect,nanosleep,clock_nanosleep,prlimit64,clone,kill,wait4,exit_group $T_TMP/sysvars_work $T_TMP/scratch"
 t "syscall_vars: every variable equals strace's argument" 0 '~^OK: ' '' -- \
   python3 "$UKSTAP_TOP_SRCDIR/testsuite/e2e/syscall_vars_check.py" "$T_TMP/stap.out" "$T_TMP/st"
 t_done

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -52,6 +53,7 @@ int main(int argc, char **argv)
 
 	void *p = (void *)syscall(SYS_mmap, NULL, 8192, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	syscall(SYS_madvise, p, 4096, MADV_DONTNEED);
 	syscall(SYS_mprotect, p, 4096, PROT_READ);
 	syscall(SYS_munmap, p, 8192);
 
@@ -77,6 +79,7 @@ int main(int argc, char **argv)
 	struct timespec ts = {0, 1000};
 	syscall(SYS_nanosleep, &ts, NULL);
 	syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &ts, NULL);
+	syscall(SYS_getrandom, buf, 8, GRND_NONBLOCK);
 	struct rlimit rl;
 	syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl);
 
