@@ -92,6 +92,7 @@ probe syscall.openat {
   printf("env:[%s][%s][%s]\n", env_var("LIBFN_X"), env_var("LIBFN_NOPE"), env_var(""))
   printf("comm:%s\n", kernel_string(t + $COMM_OFF))
   printf("quoted:%s\n", kernel_string_quoted(t + $COMM_OFF))
+  printf("ip6:%s\n", format_ipaddr(t + $COMM_OFF, 10))
   printf("statm:%d %d %d\n", proc_mem_size(), proc_mem_txt(), proc_mem_data())
   printf("nofile:%d %d\n", task_rlimit_nofile(t), task_rlimit(t, "RLIMIT_NOFILE"))
   printf("ancestry:%s\n", pstrace(t))
@@ -135,6 +136,10 @@ t "cmdline_arg, cmdline_args (n..m joined by delim)" 0 "args:[a b][][$MARK|a b|x
 t "env_var: the value after the first '=', '' when unset" 0 "env:[v=1][][]"$'\n' '' -- grep '^env:' "$T_TMP/task.out"
 t "kernel_string(task + offsetof(comm)) = /proc/self/comm" 0 "$(line comm "$T_TMP/task.prog")"$'\n' '' -- grep '^comm:' "$T_TMP/task.out"
 t "kernel_string_quoted of it" 0 "quoted:\"libfn_prog\""$'\n' '' -- grep '^quoted:' "$T_TMP/task.out"
+# comm is 16 bytes, NUL-padded (set_task_comm): read as an in6_addr, its bytes in %pI6 groups
+WANT_IP6=$( (printf 'libfn_prog'; head -c 6 /dev/zero) | od -An -tx1 | tr -d ' \n' | sed 's/\(....\)/\1:/g; s/:$//')
+t "format_ipaddr(AF_INET6) of 16 known kernel bytes = od(1) of them in 4-digit groups" 0 "ip6:$WANT_IP6"$'\n' '' -- \
+  grep '^ip6:' "$T_TMP/task.out"
 t "proc_mem_size/txt/data = /proc/self/statm size/text/data" 0 "$(line statm "$T_TMP/task.prog")"$'\n' '' -- grep '^statm:' "$T_TMP/task.out"
 t "task_rlimit_nofile, task_rlimit(t, \"RLIMIT_NOFILE\") = getrlimit (ulimit -S -n 77)" 0 "nofile:77 77"$'\n' '' -- \
   sh -c "grep -q '^nofile:77\$' '$T_TMP/task.prog' && grep '^nofile:' '$T_TMP/task.out'"
@@ -187,10 +192,10 @@ t "target_set_pid: 5 distinct pids (strace, sh, true, sh, true: same pid for an 
 DEV=$(stat -c %d /)
 t "MAJOR/MINOR of usrdev2kerndev(st_dev) = stat's major/minor" 0 "$(stat -c '%Hd %Ld' /)"$'\n' '' -- \
   "$UKSTAP" -e "probe begin { d = usrdev2kerndev($DEV); printf(\"%d %d\n\", MAJOR(d), MINOR(d)); exit() }"
-t "MKDEV, byte order, ip_ntop" 0 $'8 17 0x800011\n0x4030201 0x3412 0x807060504030201 0x1020304 127.0.0.1\n' '' -- \
+t "MKDEV, byte order, ip_ntop, format_ipaddr(AF_INET), an unknown family" 0 $'8 17 0x800011\n0x4030201 0x3412 0x807060504030201 0x1020304 127.0.0.1 192.168.0.1 *unknown address family*\n' '' -- \
   "$UKSTAP" -e 'probe begin { d = MKDEV(8, 17); printf("%d %d 0x%x\n", MAJOR(d), MINOR(d), d)
-    printf("0x%x 0x%x 0x%x 0x%x %s\n", htonl(0x01020304), htons(0x1234), htonll(0x0102030405060708),
-           ntohl(0x04030201), ip_ntop(htonl(0x7f000001))); exit() }'
+    printf("0x%x 0x%x 0x%x 0x%x %s %s %s\n", htonl(0x01020304), htons(0x1234), htonll(0x0102030405060708),
+           ntohl(0x04030201), ip_ntop(htonl(0x7f000001)), format_ipaddr(htonl(0xc0a80001), 2), format_ipaddr(0, 1)); exit() }'
 t "time texts: msecs/usecs/nsecs_to_string, cputime_to_string (ns)" 0 $'1m1.234s 0m3.000001s 0m59.999999999s 2m5.500s 1 2\n' '' -- \
   "$UKSTAP" -e 'probe begin { printf("%s %s %s %s %d %d\n", msecs_to_string(61234), usecs_to_string(3000001),
     nsecs_to_string(59999999999), cputime_to_string(125500000000), cputime_to_msecs(1999999), cputime_to_usecs(2999)); exit() }'
