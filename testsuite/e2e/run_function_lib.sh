@@ -196,6 +196,17 @@ t "MKDEV, byte order, ip_ntop, format_ipaddr(AF_INET), an unknown family" 0 $'8 
   "$UKSTAP" -e 'probe begin { d = MKDEV(8, 17); printf("%d %d 0x%x\n", MAJOR(d), MINOR(d), d)
     printf("0x%x 0x%x 0x%x 0x%x %s %s %s\n", htonl(0x01020304), htons(0x1234), htonll(0x0102030405060708),
            ntohl(0x04030201), ip_ntop(htonl(0x7f000001)), format_ipaddr(htonl(0xc0a80001), 2), format_ipaddr(0, 1)); exit() }'
+# Python's socket module takes AF_* from the C library's headers.
+FAMS="UNSPEC INET INET6 NETLINK PACKET X25 AX25 APPLETALK IPX ROSE KEY SECURITY ATMPVC ATMSVC PPPOX LLC TIPC ASH ECONET IRDA NETBEUI NETROM SNA WANPIPE BRIDGE"
+t "sock_fam_str2num / sock_fam_num2str = the C library's AF_* numbers (python3 socket)" 0 \
+  "$(python3 -c "import socket,sys; print(' '.join('%s=%d' % (n, getattr(socket, 'AF_' + n)) for n in sys.argv[1:]))" $FAMS)"$'\n' '' -- \
+  "$UKSTAP" -D MAXSTRINGLEN=512 -e "probe begin { s = \"\"
+    $(for n in $FAMS; do printf 's .= sprintf(\"%%s=%%d \", sock_fam_num2str(sock_fam_str2num(\"%s\")), sock_fam_str2num(\"%s\"))\n' $n $n; done)
+    println(substr(s, 0, strlen(s) - 1)); exit() }"
+t "sock_fam UNDEF/-1, sock_state_* (SS_FREE .. SS_DISCONNECTING)" 0 $'UNDEF -1 LOCAL FREE DISCONNECTING 3 -1\n' '' -- \
+  "$UKSTAP" -e 'probe begin { printf("%s %d %s %s %s %d %d\n", sock_fam_num2str(21), sock_fam_str2num("AF_INET"),
+    sock_fam_num2str(1), sock_state_num2str(0), sock_state_num2str(4), sock_state_str2num("CONNECTED"),
+    sock_state_str2num("X")); exit() }'
 t "time texts: msecs/usecs/nsecs_to_string, cputime_to_string (ns)" 0 $'1m1.234s 0m3.000001s 0m59.999999999s 2m5.500s 1 2\n' '' -- \
   "$UKSTAP" -e 'probe begin { printf("%s %s %s %s %d %d\n", msecs_to_string(61234), usecs_to_string(3000001),
     nsecs_to_string(59999999999), cputime_to_string(125500000000), cputime_to_msecs(1999999), cputime_to_usecs(2999)); exit() }'
