@@ -185,7 +185,7 @@ t "target_set: runs" 0 '' '' -- sh -c "$(declare -f quiet_err); quiet_err '$T_TM
 want_ts=$( (head -n 1 "$T_TMP/ts.out"; awk '/execve\(/ && !/ = -1/ { print $1 }' "$T_TMP/strace.out") | sort -n | uniq)
 t "target_set_pid holds the target and every descendant that exec'd (strace -f)" 0 "$want_ts"$'\n' '' -- \
   sh -c "sort -n '$T_TMP/ts.out' | uniq"
-t "target_set_pid: 5 distinct pids (strace, sh, true, sh, true: same pid for an exec'ing sh -c)" 0 '' '' -- \
+t "target_set_pid: at least 4 distinct pids (strace, sh, true, sh and true: an exec'ing sh -c may keep its pid)" 0 '' '' -- \
   sh -c "n=\$(sort -u '$T_TMP/ts.out' | wc -l); [ \$n -ge 4 ] || { echo \"\$n pids\" >&2; exit 1; }"
 
 # ---- pure functions: SystemTap's documented results --------------------------------------------
