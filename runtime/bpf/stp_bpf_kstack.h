@@ -135,4 +135,13 @@ static __always_inline void stp__ksym(struct stp_common *k, char *buf, uint64_t 
   stp__stack_str(&c->k, STP_REC_KSTACK, STP_TOKEN_KERNEL, (buf), (stk), (flags))
 #define _stp_ksym_sprint(buf, n, addr, flags) stp__ksym(&c->k, (buf), (uint64_t)(addr), (flags))
 
+/* _stp_kernel_pc(): the innermost kernel frame of the probe context (addr() in kernel mode: the
+ * interrupted pc of a sample, a tracepoint's call site); 0 without a kernel stack. */
+static __always_inline long stp__kernel_pc(struct stp_common *k, void *ctx)
+{
+  stp__kwalk(k, ctx);
+  return k->kw.n ? (long)k->kw.pcs[0] : 0;
+}
+#define _stp_kernel_pc() stp__kernel_pc(&c->k, ctx)
+
 #endif /* STP_BPF_KSTACK_H */

@@ -132,6 +132,7 @@ static inline long _stp_user_mode(void) { return 0; }
 static inline long _stp_is_return(void) { return 0; }
 static inline long _stp_returnval(void) { return 0; }
 static inline long _stp_user_pc(void) { return 0; }
+static inline long _stp_kernel_pc(void) { return 0; }
 static inline long _stp_gettimeofday_ns(void) { return (long)stp_n_clock(CLOCK_REALTIME); }
 static inline long _stp_config_hz(void) { return stp_n_config.config_hz ? stp_n_config.config_hz : 250; }
 
