@@ -201,4 +201,57 @@ static __always_inline int64_t stp__proc_sysreg(int which)
 #define STP_PROBE_URETPROBE_IN(id, fpid, fdev, fino)                                    \
   STP__PROBE_UPROBE_IN(id, 1, "uretprobe", fpid, fdev, fino)
 
+/* An SDT marker's argument (.note.stapsdt's text "SIZE@OPERAND", parsed in pass 3): a register
+ * (reg >= 0, mem 0), a register plus displacement in user memory (mem 1), or a constant
+ * (reg < 0: disp is the value). size: bytes, negative when signed. Registers are numbered as
+ * pt_regs names them: 0 ax 1 bx 2 cx 3 dx 4 si 5 di 6 bp 7 sp 8..15 r8..r15 16 ip. */
+static __always_inline uint64_t stp__sdt_reg(struct pt_regs *r, int reg)
+{
+  switch (reg) {
+  case 0: return r->ax;
+  case 1: return r->bx;
+  case 2: return r->cx;
+  case 3: return r->dx;
+  case 4: return r->si;
+  case 5: return r->di;
+  case 6: return r->bp;
+  case 7: return r->sp;
+  case 8: return r->r8;
+  case 9: return r->r9;
+  case 10: return r->r10;
+  case 11: return r->r11;
+  case 12: return r->r12;
+  case 13: return r->r13;
+  case 14: return r->r14;
+  case 15: return r->r15;
+  default: return r->ip;
+  }
+}
+static __always_inline int64_t stp__sdt_arg(struct pt_regs *r, int reg, int mem, int64_t disp,
+                                            int size)
+{
+  uint64_t v;
+  int n = size < 0 ? -size : size;
+  if (reg < 0)
+    return disp;
+  v = stp__sdt_reg(r, reg);
+  if (mem) {
+    uint64_t m = 0;
+    if (bpf_probe_read_user(&m, n > 8 || n == 0 ? 8 : n, (void *)(v + disp)) < 0)
+      return 0;
+    v = m;
+  }
+  switch (size) {
+  case 1: return (uint8_t)v;
+  case -1: return (int8_t)v;
+  case 2: return (uint16_t)v;
+  case -2: return (int16_t)v;
+  case 4: return (uint32_t)v;
+  case -4: return (int32_t)v;
+  default: return (int64_t)v;
+  }
+}
+#define STP_SDT_ARG(c, reg, mem, disp, size) \
+  stp__sdt_arg((struct pt_regs *)ctx, (reg), (mem), (disp), (size))
+
 #endif /* STP_BPF_PROCESS_H */

@@ -563,7 +563,7 @@ TEST_CASE("process mark probes from .note.stapsdt", "[probes][process][sdt]") {
   r = resolve(s, {{"process", exe}, {"mark", "mark_two"}});
   REQUIRE(r.size() == 1);
   CHECK(r[0].point->str() == "process(\"" + exe + "\").mark(\"mark_two\")");
-  CHECK(vars_text(r[0]) == "$arg1:long $arg2:long");
+  CHECK(vars_text(r[0]) == "$arg1:long $arg2:long $$name:string $$provider:string");
   CHECK(as<probes::UprobePoint>(r[0]).sdt->nargs == 2);
   // The note's pc as readelf prints it ("Location: 0x...").
   size_t at = notes.find("Name: mark_two");
@@ -575,7 +575,7 @@ TEST_CASE("process mark probes from .note.stapsdt", "[probes][process][sdt]") {
   r = resolve(s, {{"process", exe}, {"provider", "other"}, {"mark", "*"}});
   REQUIRE(r.size() == 1);
   CHECK(r[0].point->str() == "process(\"" + exe + "\").provider(\"other\").mark(\"mark_one\")");
-  CHECK(vars_text(r[0]) == "$arg1:long");
+  CHECK(vars_text(r[0]) == "$arg1:long $$name:string $$provider:string");
 }
 
 // ------------------------------------------------------------------------------------------ perf

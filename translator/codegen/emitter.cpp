@@ -9,6 +9,7 @@
 #include "parse/parser.h"
 #include "passes/elaborate_steps.h"
 #include "probes/family_point.h"
+#include "probes/sdt_args.h"
 
 namespace ukstap::codegen {
 
@@ -509,8 +510,21 @@ class BodyEmitter : public ast::Visitor {
       return;
     }
     if (probe_ && probe_->family.is(probes::ProbeKind::Uprobe)) {
-      if (e.name == "$$name" && probe_->family.get<probes::UprobePoint>()->plt) {
-        value_ = c_quote(probe_->family.get<probes::UprobePoint>()->symbol);
+      const auto& up = *probe_->family.get<probes::UprobePoint>();
+      if (e.name == "$$name" && (up.plt || up.sdt)) {  // the PLT's import, the marker's name
+        value_ = c_quote(up.sdt ? up.sdt->name : up.symbol);
+        return;
+      }
+      if (e.name == "$$provider" && up.sdt) {
+        value_ = c_quote(up.sdt->provider);
+        return;
+      }
+      if (up.sdt && e.name.rfind("$arg", 0) == 0) {  // the note's operand (probes/sdt_args.h)
+        int n = std::atoi(e.name.c_str() + 4);
+        auto a = probes::parse_sdt_arg(up.sdt->args, n);
+        if (!a) unsupported("SDT argument " + e.name + " ('" + up.sdt->args + "')", e.tok);
+        value_ = "STP_SDT_ARG(c, " + std::to_string(a->reg) + ", " + (a->mem ? "1" : "0") + ", " +
+                 std::to_string(a->disp) + "LL, " + std::to_string(a->size) + ")";
         return;
       }
       if (e.name == "$return" && probe_->family.get<probes::UprobePoint>()->plt) {

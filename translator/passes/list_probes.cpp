@@ -88,7 +88,8 @@ int list_probes(Session& s, std::ostream& out) {
           return std::find(p->target_vars.begin(), p->target_vars.end(), var) !=
                  p->target_vars.end();
         });
-        if (common) line += " " + var.first + ":" + var.second;
+        // $$name/$$provider (.mark, .plt: parts of the point's name) are not listed by stap -L
+        if (common && var.first.rfind("$$", 0) != 0) line += " " + var.first + ":" + var.second;
       }
     }
     out << line << "\n";

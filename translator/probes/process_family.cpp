@@ -435,6 +435,8 @@ void build_mark(Session& s, const Match& m, std::vector<ResolvedPoint>& out) {
       up.sdt = SdtMark{n.provider, n.name, n.args, n.nargs, n.semaphore_offset};
       rp.family = std::move(up);
       for (int i = 1; i <= n.nargs; ++i) rp.target_vars.push_back({"$arg" + std::to_string(i), "long"});
+      rp.target_vars.push_back({"$$name", "string"});  // stapprobes: parts of the point's name
+      rp.target_vars.push_back({"$$provider", "string"});
       out.push_back(std::move(rp));
     }
   }

@@ -1,12 +1,38 @@
 /* Target of testsuite/e2e/run_process.sh. Prints the truths the process-family probes are
  * checked against: work(i)'s return value for i = 0..N-1 (N = argv[1], default 3) and
- * getppid()'s result N times (a libc call through the PLT); with a second argument it then
+ * getppid()'s result N times (a libc call through the PLT); an SDT marker per work() call
+ * (provider proc_prog, name worked, arguments i and its result); with a second argument it then
  * stays (a process that exists before ukstap starts, for -x). Built -no-pie -rdynamic: link-time
  * addresses are run-time addresses and work is exported (.dynsym keeps it when stripped). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+/* One SDT marker written as <sys/sdt.h> writes it (the header is not installed here): a nop,
+ * its .note.stapsdt entry (pc, base, semaphore 0, provider, name, argument text), .stapsdt.base. */
+#define SDT2(prov, name, a1, a2)                                                         \
+  __asm__ __volatile__("990: nop\n"                                                      \
+                       ".pushsection .note.stapsdt,\"?\",\"note\"\n"                     \
+                       ".balign 4\n"                                                     \
+                       ".4byte 992f-991f, 994f-993f, 3\n"                                \
+                       "991: .asciz \"stapsdt\"\n"                                       \
+                       "992: .balign 4\n"                                                \
+                       "993: .8byte 990b\n"                                              \
+                       ".8byte _.stapsdt.base\n"                                         \
+                       ".8byte 0\n"                                                      \
+                       ".asciz \"" #prov "\"\n"                                          \
+                       ".asciz \"" #name "\"\n"                                          \
+                       ".asciz \"-4@%0 -4@%1\"\n"                                        \
+                       "994: .balign 4\n"                                                \
+                       ".popsection\n"                                                   \
+                       ".ifndef _.stapsdt.base\n"                                        \
+                       ".pushsection .stapsdt.base,\"aG\",\"progbits\",.stapsdt.base,comdat\n" \
+                       ".weak _.stapsdt.base\n"                                          \
+                       ".hidden _.stapsdt.base\n"                                        \
+                       "_.stapsdt.base: .space 1\n"                                      \
+                       ".size _.stapsdt.base, 1\n"                                       \
+                       ".popsection\n"                                                   \
+                       ".endif\n" ::"nor"(a1), "nor"(a2))
 __attribute__((noinline)) int work(int n)
 {
   int r = n * 3;
@@ -16,8 +42,11 @@ __attribute__((noinline)) int work(int n)
 int main(int argc, char **argv)
 {
   int n = argc > 1 ? atoi(argv[1]) : 3;
-  for (int i = 0; i < n; i++)
-    printf("work(%d)=%d\n", i, work(i));
+  for (int i = 0; i < n; i++) {
+    int w = work(i);
+    SDT2(proc_prog, worked, i, w); /* process(...).mark("worked"): $arg1 = i, $arg2 = w */
+    printf("work(%d)=%d\n", i, w);
+  }
   for (int i = 0; i < n; i++)
     printf("ppid=%d\n", getppid());
   fflush(stdout);
