@@ -23,6 +23,21 @@ void Diagnostics::print_location(const Token* tok, const char* label, int label_
     err_ << caret << "^\n";
   }
   last_file_ = tok->loc.file;
+  // A token made by a macro expansion: name each invocation it came through, innermost first,
+  // so an error inside a library macro (tapsets/*.stpm) still points at the script's line.
+  for (const Token* from = tok->expanded_from; from; from = from->expanded_from) {
+    err_ << std::string(source_indent, ' ') << "in expansion of macro: "
+         << describe_token(*from, last_file_) << "\n";
+    last_file_ = from->loc.file;
+    if (from->loc.file) {
+      std::string line = from->loc.file->line_text(from->loc.line);
+      err_ << std::string(source_indent, ' ') << "source: " << line << "\n";
+      std::string caret(caret_indent, ' ');
+      for (int i = 0; i + 1 < from->loc.column && i < static_cast<int>(line.size()); ++i)
+        caret += line[i] == '\t' ? '\t' : ' ';
+      err_ << caret << "^\n";
+    }
+  }
 }
 
 bool Diagnostics::is_duplicate(const std::string& key, bool warning) {

@@ -15,7 +15,6 @@
 #include <unordered_set>
 
 #include "parse/lexer.h"
-#include "passes/kernel_module_c.h"
 
 namespace ukstap::parse {
 
@@ -780,14 +779,7 @@ StapFile* Parser::parse() {
         parse_functiondecl(f, false);
       } else if (t->kind == TokenKind::EmbeddedCode) {
         context_ = Context::Embedded;
-        EmbeddedCode* e = parse_embeddedcode();
-        // A script's file-level C is always compiled: kernel-module C fails now, in one line
-        // (a tapset's is checked in pass 2, when something of its file is used).
-        if (!file_->is_tapset) {
-          std::string what = passes::kernel_module_only_use(e->code);
-          if (!what.empty()) throw error_at(passes::kernel_module_c_message(what), t);
-        }
-        f->embeds.push_back(e);
+        f->embeds.push_back(parse_embeddedcode());
       } else {
         context_ = Context::Unknown;
         throw error("expected 'probe', 'global', 'private', 'function', or '%{'");

@@ -200,10 +200,12 @@ void derive_points(Session& s, const SymbolTable& symbols, const ast::ProbePoint
       out.resize(before);
       return;
     }
-    // Wrap a bare cause in the chain stap prints.
-    if (std::string(e.what()) == "while resolving probe point") throw;
-    throw SemanticError("while resolving probe point",
-                        written.components.empty() ? written.tok : written.components[0].tok, e);
+    // Wrap a bare cause in the chain stap prints; a failure inside an alias's own points
+    // (a tapset line) also gets the script's point first, so the chain starts at the user's
+    // probe.
+    const Token* at = written.components.empty() ? written.tok : written.components[0].tok;
+    if (std::string(e.what()) == "while resolving probe point" && e.tok == at) throw;
+    throw SemanticError("while resolving probe point", at, e);
   }
 }
 

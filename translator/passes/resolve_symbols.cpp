@@ -56,11 +56,12 @@ class Resolver : public ast::TraversingVisitor {
     function_ = &f;
     locals_ = &f.locals;
     file_ = symbols_.file_of(&f);
-    // Embedded C in use, and the file-level C that comes with its tapset, must be C ukstap
-    // can compile (kernel_module_c.h).
+    // Embedded C in use, and the file-level C of its file (the headers and helpers it relies
+    // on), must be C ukstap can compile (kernel_module_c.h). Checked here, when used, so that
+    // -p1 stays a syntax check and a tapset's unused kernel C costs nothing.
     if (auto* ec = dynamic_cast<ast::EmbeddedCode*>(f.body)) {
       std::string what = passes::kernel_module_only_use(ec->code);
-      if (what.empty() && file_ && file_->is_tapset)
+      if (what.empty() && file_)
         for (auto* top : file_->embeds)
           if (what.empty() && !(what = passes::kernel_module_only_use(top->code)).empty())
             return report(SemanticError(kernel_module_c_message(what), top->tok));
