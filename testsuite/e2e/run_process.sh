@@ -12,7 +12,7 @@ t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
 
 cd "$T_TMP" || exit 1
-if ! gcc -g -O0 -no-pie -rdynamic -o proc_prog "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/proc_prog.c" 2> gcc.err; then
+if ! gcc -g -O0 -no-pie -rdynamic -pthread -o proc_prog "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/proc_prog.c" 2> gcc.err; then
   echo "FAIL: cannot build the target program"; cat gcc.err; T_FAILED=1; t_done; exit
 fi
 PROG=$T_TMP/proc_prog
@@ -133,6 +133,14 @@ P=$!
 t "process.begin with -x: the existing process, pid = bash's \$!" 0 "begin $P"$'\n' '' -- \
   timeout 60 "$UKSTAP" -x $P -e 'probe process.begin { printf("begin %d\n", pid()); exit() }'
 kill $P; wait $P 2> /dev/null
+
+# process.thread.begin/end: the new thread's tid (the program prints gettid()), the main thread
+# is no "thread".
+"$UKSTAP" -o th.out -c './proc_prog 0 thread' \
+  -e 'probe process.thread.begin { printf("begin %d\n", tid()) } probe process.thread.end { printf("end %d\n", tid()) }' > prog.out
+TID=$(sed -n 's/^tid=//p' prog.out)
+printf 'begin %s\nend %s\n' "$TID" "$TID" > want.th
+check "process.thread.begin/end: once each, tid() = the thread's gettid()" same lines want.th th.out
 
 # ---------------------------------------------------------------- errors: one line each
 t "a missing program: one error naming it" 1 '' '~^semantic error: cannot find executable .no-such-prog-xyz' -- \
