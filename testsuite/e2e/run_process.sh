@@ -149,6 +149,12 @@ t "a glob matching no file: one error naming it" 1 '' "~^semantic error: no file
   "$UKSTAP" -p2 -e 'probe process("/no-such-dir*/libc.so.6").function("malloc") {}'
 t "a function that is not there: one error naming it and the file" 1 '' "~^semantic error: no function matches 'nosuch' in $PROG" -- \
   "$UKSTAP" -p2 -e "probe process(\"$PROG\").function(\"nosuch\") {}"
+# A 32-bit library (readelf -h: ELF32, as Debian's /lib32/libc.so.6 that /lib*/libc.so.6 matches):
+# the error says why nothing there is this machine's code.
+printf '.globl f\n.type f,@function\nf: ret\n' | as --32 -o x32.o && ld -m elf_i386 -shared -o x32.so x32.o
+check "the 32-bit test library is ELF32" sh -c "readelf -h x32.so | grep -q 'Class: *ELF32'"
+t "a pattern matching only 32-bit ELF code: the error says so" 1 '' "~no function matches 'nosuch' in $T_TMP/x32.so \\(32-bit ELF" -- \
+  "$UKSTAP" -p2 -e 'probe process("./x32.so").function("nosuch") {}'
 t "an optional point that matches nothing is no error" 0 '~^# probes' '' -- \
   "$UKSTAP" -p2 -e 'probe process("/no-such-dir*/libc.so.6").function("malloc")?, begin {}'
 
