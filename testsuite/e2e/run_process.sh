@@ -12,7 +12,7 @@ t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
 
 cd "$T_TMP" || exit 1
-if ! gcc -g -O0 -no-pie -rdynamic -o proc_prog "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/proc_prog.c" 2> gcc.err; then
+if ! gcc -g -O0 -no-pie -rdynamic -pthread -o proc_prog "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/proc_prog.c" 2> gcc.err; then
   echo "FAIL: cannot build the target program"; cat gcc.err; T_FAILED=1; t_done; exit
 fi
 PROG=$T_TMP/proc_prog
@@ -134,6 +134,14 @@ t "process.begin with -x: the existing process, pid = bash's \$!" 0 "begin $P"$'
   timeout 60 "$UKSTAP" -x $P -e 'probe process.begin { printf("begin %d\n", pid()); exit() }'
 kill $P; wait $P 2> /dev/null
 
+# process.thread.begin/end: the new thread's tid (the program prints gettid()), the main thread
+# is no "thread".
+"$UKSTAP" -o th.out -c './proc_prog 0 thread' \
+  -e 'probe process.thread.begin { printf("begin %d\n", tid()) } probe process.thread.end { printf("end %d\n", tid()) }' > prog.out
+TID=$(sed -n 's/^tid=//p' prog.out)
+printf 'begin %s\nend %s\n' "$TID" "$TID" > want.th
+check "process.thread.begin/end: once each, tid() = the thread's gettid()" same lines want.th th.out
+
 # ---------------------------------------------------------------- errors: one line each
 t "a missing program: one error naming it" 1 '' '~^semantic error: cannot find executable .no-such-prog-xyz' -- \
   "$UKSTAP" -p2 -e 'probe process("no-such-prog-xyz").function("main") {}'
@@ -141,6 +149,12 @@ t "a glob matching no file: one error naming it" 1 '' "~^semantic error: no file
   "$UKSTAP" -p2 -e 'probe process("/no-such-dir*/libc.so.6").function("malloc") {}'
 t "a function that is not there: one error naming it and the file" 1 '' "~^semantic error: no function matches 'nosuch' in $PROG" -- \
   "$UKSTAP" -p2 -e "probe process(\"$PROG\").function(\"nosuch\") {}"
+# A 32-bit library (readelf -h: ELF32, as Debian's /lib32/libc.so.6 that /lib*/libc.so.6 matches):
+# the error says why nothing there is this machine's code.
+printf '.globl f\n.type f,@function\nf: ret\n' | as --32 -o x32.o && ld -m elf_i386 -shared -o x32.so x32.o
+check "the 32-bit test library is ELF32" sh -c "readelf -h x32.so | grep -q 'Class: *ELF32'"
+t "a pattern matching only 32-bit ELF code: the error says so" 1 '' "~no function matches 'nosuch' in $T_TMP/x32.so \\(32-bit ELF" -- \
+  "$UKSTAP" -p2 -e 'probe process("./x32.so").function("nosuch") {}'
 t "an optional point that matches nothing is no error" 0 '~^# probes' '' -- \
   "$UKSTAP" -p2 -e 'probe process("/no-such-dir*/libc.so.6").function("malloc")?, begin {}'
 

@@ -238,10 +238,19 @@ std::string site_names(const std::vector<CodeSite>& sites) {
 }
 
 // A pattern that matched nothing in any file: one line naming it and the files looked at.
-[[noreturn]] void none_found(const std::string& what, const std::string& pattern,
+// When every file looked at is a 32-bit ELF file (Debian's /lib*/libc.so.6 is only
+// /lib32/libc.so.6: the x86-64 one is in /lib/x86_64-linux-gnu), the message says so.
+[[noreturn]] void none_found(Session& s, const std::string& what, const std::string& pattern,
                              const std::vector<CodeSite>& sites, const Token* tok) {
   if (sites.empty()) throw SemanticError("no library matches '" + pattern + "'", tok);
-  throw SemanticError("no " + what + " matches '" + pattern + "' in " + site_names(sites), tok);
+  bool all32 = true;
+  for (auto& cs : sites) {
+    auto it = session_cache(s).elfs.find(cs.file);
+    if (it == session_cache(s).elfs.end() || it->second->is64) all32 = false;
+  }
+  throw SemanticError("no " + what + " matches '" + pattern + "' in " + site_names(sites) +
+                          (all32 ? " (32-bit ELF, not this machine's x86-64 code)" : ""),
+                      tok);
 }
 
 void build_lifecycle(Session& s, const Match& m, std::vector<ResolvedPoint>& out) {
@@ -358,7 +367,7 @@ void build_function(Session& s, const Match& m, std::vector<ResolvedPoint>& out)
       out.push_back(std::move(rp));
     }
   }
-  if (out.size() == before) none_found("function", m.str("function"), sites, ftok);
+  if (out.size() == before) none_found(s, "function", m.str("function"), sites, ftok);
 }
 
 // .plt / .plt("NAME"): the PLT stub of each matching imported function. $$name is its name;
@@ -409,7 +418,7 @@ void build_plt(Session& s, const Match& m, std::vector<ResolvedPoint>& out) {
       out.push_back(std::move(rp));
     }
   }
-  if (out.size() == before && !by_wildcard) none_found("PLT entry", pat, sites, m.tok("plt"));
+  if (out.size() == before && !by_wildcard) none_found(s, "PLT entry", pat, sites, m.tok("plt"));
 }
 
 void build_mark(Session& s, const Match& m, std::vector<ResolvedPoint>& out) {
@@ -440,7 +449,7 @@ void build_mark(Session& s, const Match& m, std::vector<ResolvedPoint>& out) {
       out.push_back(std::move(rp));
     }
   }
-  if (out.size() == before) none_found("SDT marker", name_pat, sites, m.tok("mark"));
+  if (out.size() == before) none_found(s, "SDT marker", name_pat, sites, m.tok("mark"));
 }
 
 // "FUNC@FILE:LINE", ":X-Y", ":A,B-C", ":*", "+N" (relative to FUNC's declaration line).
@@ -550,7 +559,7 @@ void build_statement(Session& s, const Match& m, std::vector<ResolvedPoint>& out
       }
     }
   }
-  if (out.size() == before) none_found("statement", m.str("statement"), sites, stok);
+  if (out.size() == before) none_found(s, "statement", m.str("statement"), sites, stok);
 }
 
 }  // namespace

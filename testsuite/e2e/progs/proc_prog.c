@@ -1,11 +1,15 @@
 /* Target of testsuite/e2e/run_process.sh. Prints the truths the process-family probes are
  * checked against: work(i)'s return value for i = 0..N-1 (N = argv[1], default 3) and
  * getppid()'s result N times (a libc call through the PLT); an SDT marker per work() call
- * (provider proc_prog, name worked, arguments i and its result); with a second argument it then
- * stays (a process that exists before ukstap starts, for -x). Built -no-pie -rdynamic: link-time
+ * (provider proc_prog, name worked, arguments i and its result). A second argument: "stay"
+ * then loops (a process that exists before ukstap starts, for -x); "thread" starts a thread that
+ * prints its tid (process.thread.begin/end). Built -no-pie -rdynamic: link-time
  * addresses are run-time addresses and work is exported (.dynsym keeps it when stripped). */
+#define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* One SDT marker written as <sys/sdt.h> writes it (the header is not installed here): a nop,
@@ -39,6 +43,13 @@ __attribute__((noinline)) int work(int n)
   return r + 1;
 }
 
+static void *thread_main(void *arg)
+{
+  printf("tid=%d\n", gettid());
+  fflush(stdout);
+  return arg;
+}
+
 int main(int argc, char **argv)
 {
   int n = argc > 1 ? atoi(argv[1]) : 3;
@@ -50,7 +61,12 @@ int main(int argc, char **argv)
   for (int i = 0; i < n; i++)
     printf("ppid=%d\n", getppid());
   fflush(stdout);
-  if (argc > 2)
+  if (argc > 2 && strcmp(argv[2], "thread") == 0) {
+    pthread_t t;
+    pthread_create(&t, NULL, thread_main, NULL);
+    pthread_join(t, NULL);
+  }
+  if (argc > 2 && strcmp(argv[2], "stay") == 0)
     for (;;)
       usleep(20000);
   return 0;
