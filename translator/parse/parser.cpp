@@ -396,7 +396,6 @@ class Parser {
   bool privileged_ = false;
   enum class Context { Unknown, Probe, Global, Function, Embedded } context_ = Context::Unknown;
   StapFile* file_node_ = nullptr;  // the file being parsed (embedded expressions add functions)
-  int embedded_exprs_ = 0;
 
   const Token* next_t_ = nullptr;
   bool have_next_ = false;
@@ -1982,7 +1981,9 @@ Expression* Parser::embedded_expression(const Token* t, const std::string& code)
   for (const std::string& p : pragmas)
     if (p == "string") is_string = true;
   Function* fd = arena_.node<Function>(t);
-  fd->name = "__embedded_expr_" + std::to_string(++embedded_exprs_);
+  // Private names still share the generated C's namespace: numbered across all files.
+  static int embedded_exprs = 0;
+  fd->name = "__embedded_expr_" + std::to_string(++embedded_exprs);
   fd->is_private = true;
   fd->synthetic = true;
   fd->from_tapset = file_->is_tapset;
