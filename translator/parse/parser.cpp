@@ -1998,7 +1998,8 @@ Expression* Parser::embedded_expression(const Token* t, const std::string& code)
         ")) < 0)\n\t\tSTAP_RETVALUE[0] = '\\0';\n"
         "#else\n"
         "\t{ const char *__s = (" + code + "); long __i = 0;\n"
-        "\t  for (; __s && __i + 1 < MAXSTRINGLEN && __s[__i]; ++__i) STAP_RETVALUE[__i] = __s[__i];\n"
+        "\t  for (; __s && __i + 1 < MAXSTRINGLEN && __s[__i]; ++__i)\n"
+        "\t    STAP_RETVALUE[__i] = __s[__i];\n"
         "\t  STAP_RETVALUE[__i] = '\\0'; }\n"
         "#endif\n";
   else
