@@ -28,6 +28,11 @@ t "embedded expression: long" 0 $'42\n' '' -- \
   "$UKSTAP" -g -e 'probe begin { println(%{ 6 * 7 %}); exit() }'
 t "embedded expression: /* string */" 0 $'embedded\n' '' -- \
   "$UKSTAP" -g -e 'probe begin { println(%{ /* string */ "embedded" %}); exit() }'
+# An embedded expression in a tapset and one in the script: two functions in the generated C.
+mkdir -p "$T_TMP/tapset"
+echo 'function five:long () { return %{ 5 %} }' > "$T_TMP/tapset/five.stp"
+t "embedded expressions of two files" 0 $'11\n' '' -- \
+  "$UKSTAP" -I "$T_TMP/tapset" -g -e 'probe begin { println(five() + %{ 6 %}); exit() }'
 # BPF_ANY is 0 and BPF_EXIST 2 in the kernel's uapi/linux/bpf.h.
 t "@const of kernel enumerators" 0 $'0 2\n' '' -- \
   "$UKSTAP" -g -e 'probe begin { printf("%d %d\n", @const("BPF_ANY"), @const("BPF_EXIST")); exit() }'

@@ -397,7 +397,6 @@ class Parser {
   bool privileged_ = false;
   enum class Context { Unknown, Probe, Global, Function, Embedded } context_ = Context::Unknown;
   StapFile* file_node_ = nullptr;  // the file being parsed (embedded expressions add functions)
-  int embedded_exprs_ = 0;
 
   const Token* next_t_ = nullptr;
   bool have_next_ = false;
@@ -1983,7 +1982,9 @@ Expression* Parser::embedded_expression(const Token* t, const std::string& code)
   for (const std::string& p : pragmas)
     if (p == "string") is_string = true;
   Function* fd = arena_.node<Function>(t);
-  fd->name = "__embedded_expr_" + std::to_string(++embedded_exprs_);
+  // Private names still share the generated C's namespace: numbered across all files.
+  static int embedded_exprs = 0;
+  fd->name = "__embedded_expr_" + std::to_string(++embedded_exprs);
   fd->is_private = true;
   fd->synthetic = true;
   fd->from_tapset = file_->is_tapset;
@@ -1998,7 +1999,8 @@ Expression* Parser::embedded_expression(const Token* t, const std::string& code)
         ")) < 0)\n\t\tSTAP_RETVALUE[0] = '\\0';\n"
         "#else\n"
         "\t{ const char *__s = (" + code + "); long __i = 0;\n"
-        "\t  for (; __s && __i + 1 < MAXSTRINGLEN && __s[__i]; ++__i) STAP_RETVALUE[__i] = __s[__i];\n"
+        "\t  for (; __s && __i + 1 < MAXSTRINGLEN && __s[__i]; ++__i)\n"
+        "\t    STAP_RETVALUE[__i] = __s[__i];\n"
         "\t  STAP_RETVALUE[__i] = '\\0'; }\n"
         "#endif\n";
   else

@@ -39,7 +39,8 @@ bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || 
 
 // Whether the word `word` occurs at `pos` as a whole identifier.
 bool whole_word(const std::string& s, size_t pos, size_t len) {
-  return (pos == 0 || !ident_char(s[pos - 1])) && (pos + len >= s.size() || !ident_char(s[pos + len]));
+  return (pos == 0 || !ident_char(s[pos - 1])) &&
+         (pos + len >= s.size() || !ident_char(s[pos + len]));
 }
 
 size_t skip_space(const std::string& s, size_t i) {

@@ -134,8 +134,9 @@ class Resolver : public ast::TraversingVisitor {
       }
     // A global of SystemTap's tapsets (argv, the *mib counters) is no typo of the script's.
     if (const char* tapset = stap_global_tapset(e.name))
-      throw SemanticError("unresolved global '" + e.name + "': it is declared by SystemTap's tapset " +
-                              tapset + ", which ukstap's tapsets do not provide",
+      throw SemanticError("unresolved global '" + e.name +
+                              "': it is declared by SystemTap's tapset " + tapset +
+                              ", which ukstap's tapsets do not provide",
                           e.tok);
     throw SemanticError(std::string(what) + " locals not supported, missing global declaration?",
                         e.tok);
