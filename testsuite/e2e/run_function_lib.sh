@@ -213,8 +213,10 @@ t "time texts: msecs/usecs/nsecs_to_string, cputime_to_string (ns)" 0 $'1m1.234s
 t "bytes_to_string: 5 characters, K/M/G with the remainder below 100" 0 '[ 1000][1.50K][12.0M][ 500G][ 123K][4.00K]
 ' '' -- "$UKSTAP" -e 'probe begin { printf("[%s][%s][%s][%s][%s][%s]\n", bytes_to_string(1000), bytes_to_string(1536),
     bytes_to_string(12 * 1048576 + 102400), bytes_to_string(500 * 1073741824), bytes_to_string(123 * 1024 + 5), pages_to_string(1)); exit() }'
+# indent()'s description is "" (SystemTap's indent.stp: "%6d %s:" of ts and ""), so ':' follows
+# the time's blank directly.
 t "thread_indent: '%6d execname(tid):' + depth blanks, time from the thread's first call" 0 \
-  '~^     0 ukstap\([0-9]+\):a\| +[0-9]+ ukstap\([0-9]+\): b\| +[0-9]+ ukstap\([0-9]+\): c\| +[0-9]+ ukstap\([0-9]+\):d\|     0  :e$' '' -- \
+  '~^     0 ukstap\([0-9]+\):a\| +[0-9]+ ukstap\([0-9]+\): b\| +[0-9]+ ukstap\([0-9]+\): c\| +[0-9]+ ukstap\([0-9]+\):d\|     0 :e$' '' -- \
   "$UKSTAP" -e 'probe begin { printf("%sa|%sb|%sc|%sd|%se\n", thread_indent(1), thread_indent(1), thread_indent(-1),
     thread_indent(-1), indent(1)); exit() }'
 t "speculation: commit prints in order, discard drops" 0 $'a\nb\nc\n' '' -- \

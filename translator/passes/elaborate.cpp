@@ -120,11 +120,13 @@ int resolve_all(Session& s, const SymbolTable& symbols, const std::vector<Derive
 
 // As SystemTap: a tapset file that contributes a function or global in use brings its own
 // probes too (target_set.stp's fork tracking, ctime.stp's time-zone begin probe). Repeats until
-// no more file is pulled in, as the pulled probes may use other tapsets.
+// no more file is pulled in, as the pulled probes may use other tapsets. `pulled` starts with
+// the files whose probes are already elaborated (@entry's synthetic file: pulling it again
+// would add its entry probes a second time, without the operands add_entry_probes filled in).
 int pull_tapset_probes(Session& s, const SymbolTable& symbols, PieceOwners& owners,
-                       UsedSymbols& used, size_t& next_fn) {
+                       UsedSymbols& used, size_t& next_fn,
+                       std::vector<const ast::StapFile*> pulled) {
   int errors = 0;
-  std::vector<const ast::StapFile*> pulled;
   for (bool more = true; more;) {
     more = false;
     for (auto* f : symbols.files()) {
@@ -164,7 +166,8 @@ int elaborate_probes(Session& s, const std::vector<ast::StapFile*>& files, bool 
   if (s.tapset_files.size() != files_before) symbols = SymbolTable(s);  // + @entry's globals
   s.probes = derived;
   errors += resolve_all(s, symbols, s.probes, owners, used, next_fn);
-  errors += pull_tapset_probes(s, symbols, owners, used, next_fn);
+  errors += pull_tapset_probes(s, symbols, owners, used, next_fn,
+                               {s.tapset_files.begin() + files_before, s.tapset_files.end()});
   publish(s, symbols, used);
   if (errors) return errors;
 
