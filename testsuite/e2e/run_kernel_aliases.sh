@@ -138,6 +138,28 @@ check_ctx() {
 }
 t "scheduler.ctxswitch: prev/next pid, tid, task_name, prevtsk_state S (1)" 0 '' '' -- check_ctx
 
+# ========================================================================= scheduler.wakeup
+# Every wakeup on the machine has SystemTap's task (never 0: task_cpu(task) on 0 faults), whose
+# own tid/tgid/cpu are the alias's task_tid/task_pid/task_cpu; a sleep bash started ($!, from
+# the script's output) is woken when its timer expires.
+WAKE_STP='global n, bad
+probe scheduler.wakeup {
+  n++
+  if (!task || task_tid(task) != task_tid || task_pid(task) != task_pid || task_cpu(task) != task_cpu)
+    bad++
+  if (task_pid(task_parent(task)) == target()) printf("woken %d %d\n", task_pid, task_tid) }
+probe end { printf("wakeups %d bad %d\n", n > 0, bad) }'
+t "scheduler.wakeup: run" 0 '' '' -- uk "$T_TMP/wake.out" -c "bash -c 'sleep 1.5 & echo \$!; wait'" \
+  -e "$WAKE_STP"
+check_wake() {
+  local p
+  p=$(cat "$T_TMP/wake.out.prog")
+  grep -qx "wakeups 1 bad 0" "$T_TMP/wake.out" || fail_msg "$(tail -1 "$T_TMP/wake.out")" || return 1
+  # the sleep is bash's (target()'s) child
+  grep -qx "woken $p $p" "$T_TMP/wake.out" || fail_msg "sleep $p never woken: $(head -3 "$T_TMP/wake.out")"
+}
+t "scheduler.wakeup: task nonzero, task_pid/tid/cpu = task_*(task); the sleep (\$!) woken" 0 '' '' -- check_wake
+
 # ======================================================================== ioblock, ioblock_trace
 # dd writes 4 blocks of 4096 bytes with O_DIRECT to a loop device at block 5 (seek=5): one bio
 # each, at sectors 40, 48, 56, 64. Truth: the device name (/sys/dev/block/MAJ:MIN/uevent), the
