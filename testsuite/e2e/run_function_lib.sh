@@ -53,6 +53,11 @@ t "ctime/tz_ctime in a begin probe = date(1)" 0 "$want_ctime$want_tz" '' -- \
   env TZ=XYZ-3 "$UKSTAP" "$T_TMP/ctime_begin.stp"
 t "ctime/tz_ctime in a kernel probe = date(1)" 0 "$want_ctime$want_tz" '' -- \
   env TZ=XYZ-3 "$UKSTAP" "$T_TMP/ctime_kernel.stp" -c /bin/true
+# with string formatting (bpf_loop callbacks, which need the object's BTF accepted by the kernel)
+t "ctime in a syscall probe that also formats its filename = date(1)" 0 \
+  "$(printf '%-25s|"/bin/true"' "$(date -u -d @0 '+%a %b %e %H:%M:%S %Y')")"$'\n' '' -- \
+  "$UKSTAP" -e 'probe syscall.execve {
+    if (pid() == target()) { printf("%-25s|%s\n", ctime(0), filename); exit() } }' -c /bin/true
 t "ctime() is now (date -u, within 2 s)" 0 '' '' -- sh -c "
   a=\$(date -u +%s); got=\$('$UKSTAP' -e 'probe begin { println(ctime()) exit() }'); b=\$(date -u +%s)
   for s in \$(seq \$a \$((b + 1))); do [ \"\$got\" = \"\$(date -u -d @\$s '+%a %b %e %H:%M:%S %Y')\" ] && exit 0; done
