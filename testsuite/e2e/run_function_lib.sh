@@ -146,6 +146,23 @@ WANT_IP6=$( (printf 'libfn_prog'; head -c 6 /dev/zero) | od -An -tx1 | tr -d ' \
 t "format_ipaddr(AF_INET6) of 16 known kernel bytes = od(1) of them in 4-digit groups" 0 "ip6:$WANT_IP6"$'\n' '' -- \
   grep '^ip6:' "$T_TMP/task.out"
 t "proc_mem_size/txt/data = /proc/self/statm size/text/data" 0 "$(line statm "$T_TMP/task.prog")"$'\n' '' -- grep '^statm:' "$T_TMP/task.out"
+
+# the pid forms, of a sleeping sleep (its memory no longer changes) from another process's
+# tracepoint probe and from a begin probe (natively), against its /proc/PID/statm; a pid that
+# does not exist gives 0
+sleep 60 & SLEEPER=$!
+until [ "$(cat /proc/$SLEEPER/comm 2> /dev/null)" = sleep ] &&
+      grep -q '^State:.*S (sleeping)' /proc/$SLEEPER/status; do :; done
+read -r SZ _ _ TXT _ DATA _ < /proc/$SLEEPER/statm
+# (rss is the kernel's per-CPU-batched counter, which statm sums exactly since 6.16: 0 < rss <= size)
+PM_FN="function pm(p) { printf(\"%d %d %d %d %d %d %d\\n\", proc_mem_size(p), proc_mem_rss(p) > 0 && proc_mem_rss(p) <= proc_mem_size(p),
+  proc_mem_txt(p), proc_mem_data(p), proc_mem_size_pid(p), proc_mem_data_pid(p), proc_mem_size(99999999)) }"
+t "proc_mem_*(pid) in a tracepoint probe = /proc/PID/statm" 0 "$SZ 1 $TXT $DATA $SZ $DATA 0"$'\n' '' -- \
+  "$UKSTAP" -e "$PM_FN probe kernel.trace(\"sched:sched_process_exec\") { if (pid() == target()) { pm($SLEEPER); exit() } }" \
+  -c /bin/true
+t "proc_mem_*(pid) in a begin probe = /proc/PID/statm" 0 "$SZ 1 $TXT $DATA $SZ $DATA 0"$'\n' '' -- \
+  "$UKSTAP" -e "$PM_FN probe begin { pm($SLEEPER); exit() }"
+kill $SLEEPER; wait $SLEEPER 2> /dev/null
 t "task_rlimit_nofile, task_rlimit(t, \"RLIMIT_NOFILE\") = getrlimit (ulimit -S -n 77)" 0 "nofile:77 77"$'\n' '' -- \
   sh -c "grep -q '^nofile:77\$' '$T_TMP/task.prog' && grep '^nofile:' '$T_TMP/task.out'"
 t "pstrace = ' Name(pid)' up the /proc/PID/status PPid chain" 0 "$(line ancestry "$T_TMP/task.prog")"$'\n' '' -- grep '^ancestry:' "$T_TMP/task.out"
