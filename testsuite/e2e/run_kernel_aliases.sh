@@ -230,12 +230,13 @@ fi
 
 # ============================================================= irq_handler.*, softirq.*, kmem
 # Whatever fires while dd writes with O_DIRECT (the disk's completion interrupts at least):
-# every irq_handler.entry number is a line of /proc/interrupts that names dev_name; exit's ret is
+# every irq_handler.entry/exit number is a line of /proc/interrupts that names kernel_string(dev_name)
+# (SystemTap's dev_name is the name's address); exit's ret is
 # an irqreturn_t (0..2); softirq vec_nr is a row of /proc/softirqs; kmalloc's bytes_alloc is at
 # least bytes_req.
 IRQ_STP='global n, e, s, k
-probe irq_handler.entry { if (n++ < 20) printf("irq %d %s\n", irq, dev_name) }
-probe irq_handler.exit { if (e++ < 20) printf("ret %d\n", ret) }
+probe irq_handler.entry { if (n++ < 20) printf("irq %d %s\n", irq, kernel_string(dev_name)) }
+probe irq_handler.exit { if (e++ < 20) printf("ret %d %d %s\n", ret, irq, kernel_string(dev_name)) }
 probe softirq.entry { if (s++ < 20) printf("softirq %d\n", vec_nr) }
 probe vm.kmalloc { if (pid() == target() && k++ < 20) printf("kmalloc %d %d\n", bytes_req, bytes_alloc) }'
 t "irq/softirq/kmem: run" 0 '' '' -- uk "$T_TMP/irq.out" \
@@ -246,7 +247,10 @@ check_irqs() {
   while read -r kw irq name; do
     grep -Eq "^ *$irq:.* $name\$" /proc/interrupts || fail_msg "irq $irq '$name' is not in /proc/interrupts" || return 1
   done < <(grep '^irq ' "$T_TMP/irq.out")
-  ! grep '^ret ' "$T_TMP/irq.out" | grep -vxE 'ret [0-2]' || fail_msg "bad ret" || return 1
+  ! grep '^ret ' "$T_TMP/irq.out" | grep -vE '^ret [0-2] ' || fail_msg "bad ret" || return 1
+  while read -r kw _ irq name; do
+    grep -Eq "^ *$irq:.* $name\$" /proc/interrupts || fail_msg "exit: irq $irq '$name' is not in /proc/interrupts" || return 1
+  done < <(grep '^ret ' "$T_TMP/irq.out")
   nsoft=$(($(wc -l < /proc/softirqs) - 1))
   grep -q '^softirq ' "$T_TMP/irq.out" || fail_msg "no softirq ran" || return 1
   ! awk -v n="$nsoft" '$1 == "softirq" && ($2 < 0 || $2 >= n)' "$T_TMP/irq.out" | grep -q . ||
