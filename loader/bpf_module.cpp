@@ -169,6 +169,7 @@ const codegen::ProbeInfo* BpfModule::choose_programs(
   bpf_object__for_each_program(prog, obj_) {
     int id = -1;
     if (std::strncmp(bpf_program__name(prog), "stp_sys_", 8) == 0) continue;
+    if (std::strcmp(bpf_program__name(prog), "stp_kread_prog") == 0) continue;  // stp_bpf_kread.h
     if (std::strncmp(bpf_program__name(prog), "stp_rt_", 7) == 0) {
       bpf_program__set_autoload(prog, user_stacks);
       continue;

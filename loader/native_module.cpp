@@ -61,6 +61,9 @@ void NativeModule::share_maps(struct bpf_object* obj, void* session,
     }
     api_.register_map(bpf_map__name(map), bpf_map__fd(map), shared, vsize);
   }
+  // the kernel reader of native probes (runtime/bpf/stp_bpf_kread.h): its fd, as a map's
+  if (auto* kread = bpf_object__find_program_by_name(obj, "stp_kread_prog"))
+    api_.register_map("stp_kread_prog", bpf_program__fd(kread), nullptr, 0);
 }
 
 void NativeModule::initialize(const codegen::ModuleInfo& m) {

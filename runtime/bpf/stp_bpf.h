@@ -30,6 +30,7 @@
 #include "bpf/stp_bpf_stackid.h"
 #include "bpf/stp_bpf_task.h"     /* STP_TASK_READ for the task functions */
 #include "bpf/stp_bpf_regex.h"   /* =~ in kernel-side probes: a DFA from pass 3 */
+#include "bpf/stp_bpf_kread.h"   /* kernel reads for native probes (BPF_PROG_TEST_RUN) */
 
 /* Generated functions (stp_fn_*) take the program's context pointer after c and g: the kernel
  * stack helper needs it (bpf/stp_bpf_kstack.h). Native functions have none. */

@@ -72,6 +72,8 @@ static struct stp_nmap *stp_n_maps;
 struct stp_common;
 static struct stp_common *stp_n_cur_k;  /* the running handler, for tapset hooks */
 static void stp_nmap_link(struct stp_nmap *m) { m->next = stp_n_maps; stp_n_maps = m; }
+/* the BPF kernel reader (bpf/stp_bpf_kread.h, stp_n_kread): its program and byte map */
+static int stp_n_kread_prog_fd = -1, stp_n_kread_buf_fd = -1;
 
 STP_EXPORT int stp_native_abi_version(void) { return STP_NATIVE_ABI_VERSION; }
 STP_EXPORT void stp_native_set_output(stp_native_output_fn fn, void *ctx) { stp_n_out_fn = fn; stp_n_out_ctx = ctx; }
@@ -86,6 +88,8 @@ STP_EXPORT int stp_native_register_map(const char *name, int fd, void *shared, u
 {
   struct stp_nmap *m;
   (void)vsize;
+  if (strcmp(name, "stp_kread_prog") == 0) return (stp_n_kread_prog_fd = fd), 0;
+  if (strcmp(name, "stp_kread_buf") == 0) return (stp_n_kread_buf_fd = fd), 0;
   if (strcmp(name, "stp_session") == 0 && shared) {
     stp_n_session = (volatile struct stp_session *)shared;
     return 0;

@@ -56,9 +56,31 @@ static inline long stp_n_read_self(void *dst, const void *src, size_t size)
   ssize_t n = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
   return n < 0 ? -(long)errno : (long)n;
 }
+/* A kernel address (x86-64: the upper half) is read by the BPF kernel reader
+ * (bpf/stp_bpf_kread.h) run with BPF_PROG_TEST_RUN: its helper's return code, the bytes copied
+ * to dst; -14 when the reader is not there. str: as bpf_probe_read_kernel_str. */
+static inline int stp_n_kernel_addr(const void *src) { return (uintptr_t)src >= 0xffff800000000000ull; }
+static long stp_n_kread(void *dst, uint32_t size, const void *src, int str)
+{
+  struct { uint64_t addr; uint32_t size, str; int64_t rc; } a = { (uintptr_t)src, size, (uint32_t)str, -14 };
+  static char bytes[STP_MAXSTRINGLEN];
+  uint32_t zero = 0;
+  LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &a, .ctx_size_in = sizeof a);
+  if (size > STP_MAXSTRINGLEN || stp_n_kread_prog_fd < 0 || stp_n_kread_buf_fd < 0 ||
+      bpf_prog_test_run_opts(stp_n_kread_prog_fd, &opts) != 0 || a.rc < 0 ||
+      bpf_map_lookup_elem(stp_n_kread_buf_fd, &zero, bytes) != 0)
+    return a.rc < 0 ? a.rc : -14;
+  memcpy(dst, bytes, size);
+  return a.rc;
+}
 static inline long bpf_probe_read_kernel(void *dst, uint32_t size, const void *src)
 {
   if (!size) return 0;
+  if (stp_n_kernel_addr(src)) {
+    long rc = stp_n_kread(dst, size, src, 0);
+    if (rc < 0) memset(dst, 0, size);
+    return rc < 0 ? rc : 0;
+  }
   if (!src || stp_n_read_self(dst, src, size) != (long)size) { memset(dst, 0, size); return -14; }
   return 0;
 }
@@ -73,6 +95,11 @@ static inline long bpf_probe_read_kernel_str(void *dst, uint32_t size, const voi
   if (!size) return -22;
   d[0] = 0;
   if (!src) return -14;
+  if (stp_n_kernel_addr(src)) {
+    long rc = stp_n_kread(dst, size, src, 1);
+    if (rc < 0) d[0] = 0;
+    return rc;
+  }
   while (got < size - 1) {
     size_t chunk = 4096 - ((a + got) & 4095);
     const char *nul;

@@ -53,6 +53,11 @@ t "ctime/tz_ctime in a begin probe = date(1)" 0 "$want_ctime$want_tz" '' -- \
   env TZ=XYZ-3 "$UKSTAP" "$T_TMP/ctime_begin.stp"
 t "ctime/tz_ctime in a kernel probe = date(1)" 0 "$want_ctime$want_tz" '' -- \
   env TZ=XYZ-3 "$UKSTAP" "$T_TMP/ctime_kernel.stp" -c /bin/true
+# with string formatting (bpf_loop callbacks, which need the object's BTF accepted by the kernel)
+t "ctime in a syscall probe that also formats its filename = date(1)" 0 \
+  "$(printf '%-25s|"/bin/true"' "$(date -u -d @0 '+%a %b %e %H:%M:%S %Y')")"$'\n' '' -- \
+  "$UKSTAP" -e 'probe syscall.execve {
+    if (pid() == target()) { printf("%-25s|%s\n", ctime(0), filename); exit() } }' -c /bin/true
 t "ctime() is now (date -u, within 2 s)" 0 '' '' -- sh -c "
   a=\$(date -u +%s); got=\$('$UKSTAP' -e 'probe begin { println(ctime()) exit() }'); b=\$(date -u +%s)
   for s in \$(seq \$a \$((b + 1))); do [ \"\$got\" = \"\$(date -u -d @\$s '+%a %b %e %H:%M:%S %Y')\" ] && exit 0; done
@@ -62,6 +67,16 @@ t "tz_gmtoff/tz_name of TZ=XYZ-3 (seconds west of UTC, as tz_ctime subtracts the
 t "ctime out of range: SystemTap's errors" 0 $'Time too far in the future to be converted\nTime too far in the past to be converted\n' '' -- \
   "$UKSTAP" -e 'probe begin { try { ctime(2147483648) } catch (e) { println(e) }
                               try { ctime(-2147483649) } catch (e) { println(e) } exit() }'
+
+# ---- argc, argv (SystemTap's argv tapset): the arguments given on the command line -------------
+ARGV_STP='probe begin { printf("%d", argc); for (i = 1; i <= argc; i++) printf("|%s", argv[i]); printf("\n") }
+probe kernel.trace("sched:sched_process_exec") { if (pid() == target()) { printf("%d %s %s\n", argc, argv[2], argv[33]); exit() } }'
+t "argc/argv = the command line's arguments (begin and kernel probes); 33 arguments: argv holds 32" 0 \
+  $'33|a|b c|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20|21|22|23|24|25|26|27|28|29|30|31|32|\n33 b c \n' '' -- \
+  "$UKSTAP" -e "$ARGV_STP" -c /bin/true a 'b c' $(seq 3 33)
+t "argc with no arguments: 0; -G argc=1 overrides it" 0 $'0\n1|x\n' '' -- sh -c "
+  '$UKSTAP' -e 'probe begin { printf(\"%d\\n\", argc); exit() }' &&
+  '$UKSTAP' -G argc=1 -e 'probe begin { printf(\"%d|%s\\n\", argc, argv[1]); exit() }' x y"
 
 # ---- ansi_*: the documented escape sequences, byte for byte ------------------------------------
 t "ansi_* write the documented escape sequences" 0 \
@@ -141,6 +156,23 @@ WANT_IP6=$( (printf 'libfn_prog'; head -c 6 /dev/zero) | od -An -tx1 | tr -d ' \
 t "format_ipaddr(AF_INET6) of 16 known kernel bytes = od(1) of them in 4-digit groups" 0 "ip6:$WANT_IP6"$'\n' '' -- \
   grep '^ip6:' "$T_TMP/task.out"
 t "proc_mem_size/txt/data = /proc/self/statm size/text/data" 0 "$(line statm "$T_TMP/task.prog")"$'\n' '' -- grep '^statm:' "$T_TMP/task.out"
+
+# the pid forms, of a sleeping sleep (its memory no longer changes) from another process's
+# tracepoint probe and from a begin probe (natively), against its /proc/PID/statm; a pid that
+# does not exist gives 0
+sleep 60 & SLEEPER=$!
+until [ "$(cat /proc/$SLEEPER/comm 2> /dev/null)" = sleep ] &&
+      grep -q '^State:.*S (sleeping)' /proc/$SLEEPER/status; do :; done
+read -r SZ _ _ TXT _ DATA _ < /proc/$SLEEPER/statm
+# (rss is the kernel's per-CPU-batched counter, which statm sums exactly since 6.16: 0 < rss <= size)
+PM_FN="function pm(p) { printf(\"%d %d %d %d %d %d %d\\n\", proc_mem_size(p), proc_mem_rss(p) > 0 && proc_mem_rss(p) <= proc_mem_size(p),
+  proc_mem_txt(p), proc_mem_data(p), proc_mem_size_pid(p), proc_mem_data_pid(p), proc_mem_size(99999999)) }"
+t "proc_mem_*(pid) in a tracepoint probe = /proc/PID/statm" 0 "$SZ 1 $TXT $DATA $SZ $DATA 0"$'\n' '' -- \
+  "$UKSTAP" -e "$PM_FN probe kernel.trace(\"sched:sched_process_exec\") { if (pid() == target()) { pm($SLEEPER); exit() } }" \
+  -c /bin/true
+t "proc_mem_*(pid) in a begin probe = /proc/PID/statm" 0 "$SZ 1 $TXT $DATA $SZ $DATA 0"$'\n' '' -- \
+  "$UKSTAP" -e "$PM_FN probe begin { pm($SLEEPER); exit() }"
+kill $SLEEPER; wait $SLEEPER 2> /dev/null
 t "task_rlimit_nofile, task_rlimit(t, \"RLIMIT_NOFILE\") = getrlimit (ulimit -S -n 77)" 0 "nofile:77 77"$'\n' '' -- \
   sh -c "grep -q '^nofile:77\$' '$T_TMP/task.prog' && grep '^nofile:' '$T_TMP/task.out'"
 t "pstrace = ' Name(pid)' up the /proc/PID/status PPid chain" 0 "$(line ancestry "$T_TMP/task.prog")"$'\n' '' -- grep '^ancestry:' "$T_TMP/task.out"
