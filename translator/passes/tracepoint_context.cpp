@@ -87,6 +87,23 @@ struct BtfPreference : ast::TraversingVisitor {
   }
 };
 
+// $bio in a block tracepoint whose argument is the request (block_rq_complete, ...): the
+// request's first bio, $rq->bio. SystemTap's ioblock.end is bio_endio's kprobe, with $bio; here
+// it is also block_rq_complete (a blk-mq device completes requests, not bios), and ioblock's
+// scripts key their arrays by $bio (io/ioblktime.stp).
+struct RequestBio : ast::TraversingVisitor {
+  void visit(ast::TargetSymbol& e) override {
+    ast::TraversingVisitor::visit(e);
+    if (e.name != "$bio") return;
+    ast::TargetComponent c;
+    c.kind = ast::TargetComponent::Kind::StructMember;
+    c.tok = e.tok;
+    c.member = "bio";
+    e.name = "$rq";
+    e.components.insert(e.components.begin(), c);
+  }
+};
+
 }  // namespace
 
 void prefer_tracepoint_btf(
@@ -95,6 +112,11 @@ void prefer_tracepoint_btf(
     const ast::StapFile* user_file) {
   auto* tp = p.family.get<probes::TracepointPoint>();
   if (!tp || tp->btf_args.empty() || !p.body) return;
+  if (tp->system == "block" && !tracepoint_btf_arg(*tp, "$bio") && tracepoint_btf_arg(*tp, "$rq")) {
+    RequestBio rb;
+    p.body->accept(rb);
+    if (p.condition) p.condition->accept(rb);
+  }
   BtfPreference find(*tp);
   for (auto* st : p.body->statements) {
     const ast::StapFile* file = user_file;
