@@ -8,6 +8,7 @@
 
 #include "parse/parser.h"
 #include "passes/elaborate_steps.h"
+#include "passes/cast_layout.h"
 #include "probes/family_point.h"
 #include "probes/sdt_args.h"
 
@@ -666,6 +667,10 @@ class BodyEmitter : public ast::Visitor {
   }
 
   void visit(ast::CastOp& e) override {
+    if (passes::cast_layout_pattern(e)) {  // sizeof/offsetof: folded (passes/cast_layout.h)
+      value_ = "((int64_t)" + std::to_string(passes::cast_layout_value(e)) + "LL)";
+      return;
+    }
     if (native_) unsupported("@cast (kernel types) in a user-space probe", e.tok);
     KernelSink sink(*this);
     value_ = kernel_cast_value(e, eval_stable(e.operand), sink);
