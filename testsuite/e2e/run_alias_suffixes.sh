@@ -5,7 +5,12 @@
 # value of getpid seen through `grp.return` (syscall.getpid.return) equals the pid the traced
 # python process prints itself. A suffix that makes no valid point is "probe point mismatch".
 . "$(dirname "$0")/../e2e-lib.sh"
-t_require_root || { t_done; exit; }
+t_require_root || { # vm.pagefault.return would be vm.pagefault's points + .return; SystemTap's is a kprobe on a
+# function's return, which no tracepoint replaces: one error naming the point and why.
+t alias_suffix_unavailable_point 1 '' \
+  '~probe point vm.pagefault.return is not available: .*no tracepoint marks the end of a page fault' \
+  -- "$UKSTAP" -p2 -e 'probe vm.pagefault.return { println(pp()) }'
+t_done; exit; }
 
 t alias_suffix_timer 0 $'alias t\n' '' -- \
   "$UKSTAP" -e 'probe t = timer { tag = "alias t" } probe t.ms(10) { println(tag); exit() }'
@@ -23,4 +28,9 @@ t alias_suffix_syscall_return 0 $'ok\n' '' -- check_getpid
 
 t alias_suffix_mismatch 1 '' '~probe point mismatch' -- \
   "$UKSTAP" -e 'probe t = begin { } probe t.foo { exit() }'
+# vm.pagefault.return would be vm.pagefault's points + .return; SystemTap's is a kprobe on a
+# function's return, which no tracepoint replaces: one error naming the point and why.
+t alias_suffix_unavailable_point 1 '' \
+  '~probe point vm.pagefault.return is not available: .*no tracepoint marks the end of a page fault' \
+  -- "$UKSTAP" -p2 -e 'probe vm.pagefault.return { println(pp()) }'
 t_done

@@ -171,6 +171,8 @@ void derive(Session& s, const SymbolTable& symbols, const ast::ProbePoint& pp, C
   if (matched_alias) return;
 
   const auto& first = pp.components.empty() ? std::string() : pp.components[0].functor;
+  if (const char* why = stap_point_unavailable(pp.str()))
+    throw SemanticError("probe point " + pp.str() + " is not available: " + why, pp.tok);
   if (!probes::is_builtin_family(first) && derive_alias_suffix(s, symbols, pp, ctx, depth, out))
     return;
   if (probes::is_builtin_family(first)) {
