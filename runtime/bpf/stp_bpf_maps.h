@@ -97,7 +97,8 @@ enum { stp__stats_id_base = __COUNTER__ + 1 };
   }
 
 static __always_inline void stp__stat_add(struct stp_common *k, void *map, const void *key,
-                                          int64_t v, int64_t bucket, uint32_t nbuckets)
+                                          int64_t v, int64_t bucket, uint32_t nbuckets,
+                                          int shift)
 {
   struct stp_stat_base *s = bpf_map_lookup_elem(map, key);
   if (!s) {
@@ -114,13 +115,17 @@ static __always_inline void stp__stat_add(struct stp_common *k, void *map, const
     struct stp_session *ss = stp__session();
     s->seq = ss ? (int64_t)__sync_fetch_and_add(&ss->seq, 1) + 1 : 0;
   }
-  stp_stat_update(s, v);
+  stp_stat_update_shift(s, v, shift);
   if (bucket >= 0 && bucket < nbuckets)
     ((int64_t *)(s + 1))[bucket]++;
 }
 #define stp_stat_add(c, NAME, key, v)                                                   \
   stp__stat_add(&(c)->k, &stp_stat_##NAME, (key), (v), stp_stat_##NAME##_bucket(v),     \
-                STP_STAT_NBUCKETS(stp_stat_##NAME##_t))
+                STP_STAT_NBUCKETS(stp_stat_##NAME##_t), 0)
+/* A statistic read with @variance(NAME, shift): its running mean/m2 kept at that precision. */
+#define stp_stat_add_shift(c, NAME, key, v, shift)                                      \
+  stp__stat_add(&(c)->k, &stp_stat_##NAME, (key), (v), stp_stat_##NAME##_bucket(v),     \
+                STP_STAT_NBUCKETS(stp_stat_##NAME##_t), (shift))
 
 /* Aggregation: one bpf_loop callback per CPU (verified once, whatever the CPU count). */
 struct stp__agg_ctx {

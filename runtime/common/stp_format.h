@@ -726,13 +726,16 @@ STP_FMT_INLINE int64_t stp_smod64(int64_t n, int64_t d)
   return n < 0 ? (int64_t)(0 - r) : (int64_t)r;
 }
 
-/* One sample into one CPU's statistic (buckets are the caller's: they depend on the kind). */
-STP_FMT_INLINE void stp_stat_update(struct stp_stat_base *s, int64_t v)
+/* One sample into one CPU's statistic (buckets are the caller's: they depend on the kind).
+ * avg_s and m2 are kept in units of 2^-shift (SystemTap's @variance(s, shift) precision: the
+ * same shift for every use of one statistic); count/sum/min/max are the plain values. */
+STP_FMT_INLINE void stp_stat_update_shift(struct stp_stat_base *s, int64_t v, int shift)
 {
-  int64_t delta;
+  int64_t delta, vs = (int64_t)((uint64_t)v << shift);
   if (s->count == 0) {
     s->count = 1;
-    s->sum = s->min = s->max = s->avg_s = v;
+    s->sum = s->min = s->max = v;
+    s->avg_s = vs;
     s->m2 = 0;
     return;
   }
@@ -742,9 +745,14 @@ STP_FMT_INLINE void stp_stat_update(struct stp_stat_base *s, int64_t v)
     s->min = v;
   if (v > s->max)
     s->max = v;
-  delta = v - s->avg_s;
+  delta = vs - s->avg_s;
   s->avg_s += stp_sdiv64(delta, s->count);
-  s->m2 += delta * (v - s->avg_s);
+  s->m2 += delta * (vs - s->avg_s);
+}
+
+STP_FMT_INLINE void stp_stat_update(struct stp_stat_base *s, int64_t v)
+{
+  stp_stat_update_shift(s, v, 0);
 }
 
 /* dst += src (Chan et al.'s pairwise merge for the variance part). */
@@ -771,10 +779,27 @@ STP_FMT_INLINE void stp_stat_merge(struct stp_stat_base *dst, const struct stp_s
     dst->max = src->max;
 }
 
-/* @variance as SystemTap prints it: m2/(count-1), 0 for fewer than two samples. */
+/* @variance(s, shift) as SystemTap computes it (its runtime's total-variance aggregation, one
+ * partition here since the CPUs' parts are already merged): the mean recomputed from the sum,
+ * S1 = count * (running mean - that mean)^2, S2 = (count-1) * per-part variance, the result
+ * (S1 + S2) / (count-1) scaled back by 2^(2*shift); 0 for fewer than two samples. So 1..5
+ * gives 12 with shift 0 and 2 with shift 1, the values `man stap` shows. */
+STP_FMT_INLINE int64_t stp_stat_variance_shift(const struct stp_stat_base *s, int shift)
+{
+  int64_t n1, mean, d, s1, s2;
+  if (s->count < 2)
+    return 0;
+  n1 = s->count - 1;
+  mean = stp_sdiv64((int64_t)((uint64_t)s->sum << shift), s->count);
+  d = s->avg_s - mean;
+  s1 = s->count * d * d;
+  s2 = n1 * stp_sdiv64(s->m2, n1);
+  return stp_sdiv64(s1 + s2, n1) >> (2 * shift);
+}
+
 STP_FMT_INLINE int64_t stp_stat_variance(const struct stp_stat_base *s)
 {
-  return s->count < 2 ? 0 : stp_sdiv64(s->m2, s->count - 1);
+  return stp_stat_variance_shift(s, 0);
 }
 
 #endif /* STP_COMMON_FORMAT_H */

@@ -532,7 +532,8 @@ static void stp_n_stat_get(struct stp_common *ck, struct stp_nmap *m, const void
   if (buf && m->fd >= 0 && bpf_map_lookup_elem(m->fd, key, buf) == 0) stp_n_stat_agg(m, buf, agg);
   free(buf);
 }
-static void stp_n_stat_add(struct stp_common *ck, struct stp_nmap *m, const void *key, int64_t v)
+static void stp_n_stat_add(struct stp_common *ck, struct stp_nmap *m, const void *key, int64_t v,
+                           int shift)
 {
   size_t stride = (m->value_size + 7) & ~7u;
   unsigned char *buf = calloc((size_t)stp_n_nr_cpus(), stride);
@@ -541,7 +542,7 @@ static void stp_n_stat_add(struct stp_common *ck, struct stp_nmap *m, const void
   if (bpf_map_lookup_elem(m->fd, key, buf) != 0) memset(buf, 0, (size_t)stp_n_nr_cpus() * stride);
   memcpy(&s, buf, sizeof s);
   if (!s.seq) s.seq = (int64_t)__atomic_add_fetch(&stp_n_session->seq, 1, __ATOMIC_SEQ_CST);
-  stp_stat_update(&s, v);
+  stp_stat_update_shift(&s, v, shift);
   memcpy(buf, &s, sizeof s);
   if (m->hist_kind) {
     int64_t nb = (int64_t)(m->value_size - sizeof(struct stp_stat_base)) / 8, i, x;
@@ -557,7 +558,9 @@ static void stp_n_stat_add(struct stp_common *ck, struct stp_nmap *m, const void
     stp_n_error(ck, "Array overflow, check MAXMAPENTRIES", STP_LOC_CURRENT);
   free(buf);
 }
-#define stp_stat_add(c, NAME, key, v) stp_n_stat_add(&(c)->k, &stp_nmap_##NAME, (key), (v))
+#define stp_stat_add(c, NAME, key, v) stp_n_stat_add(&(c)->k, &stp_nmap_##NAME, (key), (v), 0)
+#define stp_stat_add_shift(c, NAME, key, v, shift) \
+  stp_n_stat_add(&(c)->k, &stp_nmap_##NAME, (key), (v), (shift))
 #define stp_stat_get(c, NAME, key, agg) stp_n_stat_get(&(c)->k, &stp_nmap_##NAME, (key), (agg))
 
 static void stp_n_print_hist(struct stp_common *ck, struct stp_nmap *m, const void *key, int stats_id)

@@ -8,6 +8,7 @@
 
 #include "parse/parser.h"
 #include "passes/elaborate_steps.h"
+#include "passes/cast_layout.h"
 #include "probes/family_point.h"
 #include "probes/sdt_args.h"
 
@@ -88,6 +89,31 @@ struct HistFinder : ast::TraversingVisitor {
       if (auto* sym = dynamic_cast<ast::Symbol*>(ai->base)) v = sym->referent;
     if (v && !hists.count(v)) hists[v] = &h;
     TraversingVisitor::visit(h);
+  }
+};
+
+// The bit shift each statistic's @variance(s, shift) asks for. SystemTap allows one shift per
+// statistic (`man stap`: 0 to 62), since the running mean is kept at that precision.
+struct VarianceShiftFinder : ast::TraversingVisitor {
+  std::map<const ast::Vardecl*, int> shifts;
+  void visit(ast::StatOp& e) override {
+    TraversingVisitor::visit(e);
+    if (e.op != "variance" || e.params.empty()) return;
+    const ast::Vardecl* v = nullptr;
+    if (auto* sym = dynamic_cast<ast::Symbol*>(e.stat)) v = sym->referent;
+    if (auto* ai = dynamic_cast<ast::ArrayIndex*>(e.stat))
+      if (auto* sym = dynamic_cast<ast::Symbol*>(ai->base)) v = sym->referent;
+    if (!v) return;
+    int64_t shift = e.params.front();
+    if (shift < 0 || shift > 62)
+      throw TranslateError("@variance bit shift " + std::to_string(shift) +
+                               " is out of range (0 to 62)", e.tok);
+    auto [it, fresh] = shifts.emplace(v, static_cast<int>(shift));
+    if (!fresh && it->second != shift)
+      throw TranslateError("@variance of '" + v->name + "' with bit shift " +
+                               std::to_string(shift) + " and " + std::to_string(it->second) +
+                               ": only one bit shift may be used with a statistic",
+                           e.tok);
   }
 };
 
@@ -438,7 +464,12 @@ class BodyEmitter : public ast::Visitor {
       if (!g) unsupported("this aggregate", e.tok);
       std::string k = build_key(g, idx, e.tok);
       line("STP_SET_LOC(c, " + std::to_string(em_.location(e.left->tok)) + ");");
-      line("stp_stat_add(c, " + map_name(g) + ", &" + k + ", " + v + ");");
+      const MapInfo* smi = em_.map_of(g);
+      if (smi && smi->variance_shift)
+        line("stp_stat_add_shift(c, " + map_name(g) + ", &" + k + ", " + v + ", " +
+             std::to_string(smi->variance_shift) + ");");
+      else
+        line("stp_stat_add(c, " + map_name(g) + ", &" + k + ", " + v + ");");
       check_error();
       value_ = v;
       return;
@@ -636,6 +667,10 @@ class BodyEmitter : public ast::Visitor {
   }
 
   void visit(ast::CastOp& e) override {
+    if (passes::cast_layout_pattern(e)) {  // sizeof/offsetof: folded (passes/cast_layout.h)
+      value_ = "((int64_t)" + std::to_string(passes::cast_layout_value(e)) + "LL)";
+      return;
+    }
     if (native_) unsupported("@cast (kernel types) in a user-space probe", e.tok);
     KernelSink sink(*this);
     value_ = kernel_cast_value(e, eval_stable(e.operand), sink);
@@ -734,8 +769,9 @@ class BodyEmitter : public ast::Visitor {
     line("if (" + a + ".count == 0) { stp_error(c, \"empty aggregate\", " +
          std::to_string(em_.location(e.tok)) + "); goto " + err_label + "; }");
     if (e.op == "variance") {
-      if (!e.params.empty()) unsupported("@variance with a bit shift", e.tok);
-      value_ = "stp_stat_variance((const struct stp_stat_base *)&" + a + ")";
+      int shift = e.params.empty() ? 0 : static_cast<int>(e.params.front());
+      value_ = "stp_stat_variance_shift((const struct stp_stat_base *)&" + a + ", " +
+               std::to_string(shift) + ")";
       return;
     }
     if (e.op == "avg")
@@ -1178,6 +1214,10 @@ void Emitter::layout_globals() {
   for (auto* p : s_.probes) p->body->accept(hists);
   for (auto* f : s_.functions)
     if (f->body) f->body->accept(hists);
+  VarianceShiftFinder shifts;
+  for (auto* p : s_.probes) p->body->accept(shifts);
+  for (auto* f : s_.functions)
+    if (f->body) f->body->accept(shifts);
 
   std::ostringstream scalars;
   int64_t maxentries = std::stoll(s_.define("MAXMAPENTRIES", "2048"));
@@ -1208,6 +1248,8 @@ void Emitter::layout_globals() {
     }
     std::string key = mi.scalar ? "struct stp_key_unit" : "struct stp_key_" + n;
     if (mi.stats) {
+      if (auto sh = shifts.shifts.find(g); sh != shifts.shifts.end())
+        mi.variance_shift = sh->second;
       auto it = hists.hists.find(g);
       std::string buckets = "0";
       std::string kind = "STP_HIST_NONE";

@@ -91,6 +91,53 @@ void derive_locations(Session& s, const SymbolTable& symbols,
   }
 }
 
+// SystemTap's alias suffixes (langref, "Alias suffixes"): when only the leading components of
+// a point name an alias (`miscellany.return` for `probe miscellany = syscall.{open,close}`), the
+// rest is appended to each of the alias's points (syscall.open.return, syscall.close.return),
+// which are then resolved, and the alias's prologue/epilogue run as for the alias itself. The
+// longest alias prefix wins; a whole-name match (an alias named miscellany.return) was tried
+// first. Returns false when no prefix names an alias.
+bool derive_alias_suffix(Session& s, const SymbolTable& symbols, const ast::ProbePoint& pp,
+                         const Context& ctx, int depth, std::vector<Derivation>& out) {
+  for (size_t k = pp.components.size(); k-- > 1;) {
+    ast::ProbePoint prefix;
+    prefix.components.assign(pp.components.begin(), pp.components.begin() + k);
+    prefix.tok = pp.tok;
+    bool matched = false;
+    for (auto& entry : symbols.aliases()) {
+      for (auto* name : entry.alias->alias_names) {
+        if (!point_matches(prefix, *name)) continue;
+        matched = true;
+        Context inner = ctx;
+        inner.chain.push_back(name);
+        if (!inner.alias_name) inner.alias_name = name;
+        BodyPiece piece{entry.alias->body, entry.file};
+        if (entry.alias->body) {
+          if (entry.alias->epilogue_style)
+            inner.epilogues.push_back(piece);
+          else
+            inner.prologues.insert(inner.prologues.begin(), piece);
+        }
+        if (entry.alias->epilogue) inner.epilogues.push_back({entry.alias->epilogue, entry.file});
+        std::vector<ast::ProbePoint*> suffixed;
+        for (auto* loc : entry.alias->locations) {
+          auto* q = s.arena.make<ast::ProbePoint>();
+          *q = *loc;
+          q->components.insert(q->components.end(), pp.components.begin() + k,
+                               pp.components.end());
+          suffixed.push_back(q);
+        }
+        size_t before = out.size();
+        derive_locations(s, symbols, suffixed, inner, depth + 1, out);
+        if (out.size() == before && !pp.has_wildcard() && !pp.optional)
+          throw SemanticError("no match", name->tok ? name->tok : pp.tok);
+      }
+    }
+    if (matched) return true;
+  }
+  return false;
+}
+
 void derive(Session& s, const SymbolTable& symbols, const ast::ProbePoint& pp, Context ctx,
             int depth, std::vector<Derivation>& out) {
   if (depth > kMaxAliasDepth)
@@ -124,6 +171,10 @@ void derive(Session& s, const SymbolTable& symbols, const ast::ProbePoint& pp, C
   if (matched_alias) return;
 
   const auto& first = pp.components.empty() ? std::string() : pp.components[0].functor;
+  if (const char* why = stap_point_unavailable(pp.str()))
+    throw SemanticError("probe point " + pp.str() + " is not available: " + why, pp.tok);
+  if (!probes::is_builtin_family(first) && derive_alias_suffix(s, symbols, pp, ctx, depth, out))
+    return;
   if (probes::is_builtin_family(first)) {
     std::vector<probes::ResolvedPoint> points;
     try {

@@ -1,6 +1,7 @@
 #include "passes/kernel_types.h"
 
 #include "driver/diagnostics.h"
+#include "passes/cast_layout.h"
 
 namespace ukstap::passes {
 
@@ -98,6 +99,10 @@ btf::AccessStart cast_start(const btf::KernelBtf& k, const ast::CastOp& e) {
 
 ast::Type kernel_cast_type(const ast::CastOp& e, bool quiet, bool* char_array) {
   try {
+    if (cast_layout_pattern(e)) {  // sizeof/offsetof: a number (passes/cast_layout.h)
+      cast_layout_value(e);
+      return ast::Type::Long;
+    }
     const btf::KernelBtf& k = kernel_btf_or_throw(e.tok);
     auto r = btf::walk_access(k, cast_start(k, e), e.components, e.addressof, e.tok, nullptr);
     if (char_array) *char_array = r.char_array;

@@ -33,5 +33,12 @@ const btf::KernelBtf& kernel_btf_or_throw(const Token* tok);
 // After symbol resolution: a tracepoint probe that reads a BTF-only argument becomes a tp_btf
 // probe (TracepointPoint::use_btf_args); reading a record-only field there too is an error.
 int choose_tracepoint_context(Session& s, DerivedProbe& p);
+// Before resolution: whether the probe will be a tp_btf probe (tracepoint_context.cpp), so that
+// @defined of a record-only field folds to 0 there (tracepoint_field_unreadable).
+void prefer_tracepoint_btf(
+    DerivedProbe& p,
+    const std::vector<std::pair<const ast::Statement*, ast::StapFile*>>& piece_owners,
+    const ast::StapFile* user_file);
+bool tracepoint_field_unreadable(const DerivedProbe& p, const ast::TargetSymbol& e);
 
 }  // namespace ukstap::passes

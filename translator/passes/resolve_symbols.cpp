@@ -301,6 +301,7 @@ class Resolver : public ast::TraversingVisitor {
 
   int defined_value(ast::Expression* operand) {
     if (auto* t = dynamic_cast<ast::TargetSymbol*>(operand)) {
+      if (probe_ && tracepoint_field_unreadable(*probe_, *t)) return 0;  // a tp_btf probe
       ast::Type kt;
       if (probe_ && kernel_target_type(*probe_, *t, /*quiet=*/true, kt)) return kt != ast::Type::Unknown;
       return resolve_target(t->name, t->components, t->tok, /*quiet=*/true) !=
@@ -355,6 +356,7 @@ int resolve_probe_symbols(
     const std::vector<std::pair<const ast::Statement*, ast::StapFile*>>& piece_owners,
     UsedSymbols& used) {
   Resolver r(s, symbols, used);
+  prefer_tracepoint_btf(p, piece_owners, s.user_file);
   // Each spliced piece resolves private names against the file it came from.
   for (auto* st : p.body->statements) {
     ast::StapFile* file = s.user_file;

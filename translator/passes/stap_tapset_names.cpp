@@ -59,4 +59,13 @@ const char* stap_global_tapset(const std::string& name) {
   return it == globals.end() ? nullptr : it->second;
 }
 
+const char* stap_point_unavailable(const std::string& point) {
+  // SystemTap's linux/memory.stp: kernel.function("handle_mm_fault").return (fault_type). The
+  // exceptions:page_fault_user/kernel tracepoints (vm.pagefault) mark a fault's start only.
+  if (point == "vm.pagefault.return")
+    return "SystemTap's is a kprobe on the return of handle_mm_fault, and no tracepoint marks "
+           "the end of a page fault (this kernel has no kprobes)";
+  return nullptr;
+}
+
 }  // namespace ukstap::passes

@@ -15,4 +15,8 @@ const char* stap_alias_tapset(const std::string& family);
 // The SystemTap tapset file that declares the global `name` ("argv" -> "argv.stp"), or nullptr.
 const char* stap_global_tapset(const std::string& name);
 
+// Why a SystemTap tapset probe point ukstap knows of cannot be served on this kernel
+// ("vm.pagefault.return": a kprobe on a function's return, no tracepoint marks it), or nullptr.
+const char* stap_point_unavailable(const std::string& point);
+
 }  // namespace ukstap::passes

@@ -1,0 +1,21 @@
+#!/bin/bash
+# @variance(s[, shift]) against SystemTap's documented values (`man stap`, "statistics": for
+# 1..5, @variance(x) prints 12 and @variance(x, 1) prints 2 — SystemTap's integer Welford mean and
+# its total-variance aggregation, not the exact 2.5), in a BPF probe and in a user-space probe,
+# and its bad uses: a shift out of 0..62, two shifts for one statistic.
+. "$(dirname "$0")/../e2e-lib.sh"
+
+five='for (i = 1; i <= 5; i++) x <<< i'
+t variance_shift0_oneshot 0 $'12\n' '' -- "$UKSTAP" -e "global x probe oneshot { $five; println(@variance(x)) }"
+t variance_shift1_oneshot 0 $'2\n' '' -- "$UKSTAP" -e "global x probe oneshot { $five; println(@variance(x, 1)) }"
+# The samples added in a BPF program (a timer), read in another.
+t variance_shift1_bpf 0 $'2 12\n' '' -- "$UKSTAP" -e "global x, y
+probe timer.ms(1) { for (i = 1; i <= 5; i++) { x[\"a\"] <<< i; y <<< i }; exit() }
+probe end { printf(\"%d %d\\n\", @variance(x[\"a\"], 1), @variance(y)) }"
+# One sample: no variance (0).
+t variance_one_sample 0 $'0\n' '' -- "$UKSTAP" -e 'global x probe oneshot { x <<< 7; println(@variance(x, 4)) }'
+t variance_shift_range 1 '' '~@variance bit shift 63 is out of range' -- \
+  "$UKSTAP" -e 'global x probe oneshot { x <<< 7; println(@variance(x, 63)) }'
+t variance_two_shifts 1 '' '~only one bit shift may be used' -- \
+  "$UKSTAP" -e 'global x probe oneshot { x <<< 7; println(@variance(x, 2) + @variance(x, 3)) }'
+t_done
