@@ -286,6 +286,10 @@ class BodyEmitter : public ast::Visitor {
       write_element(*ai, t, str);
       return t;
     }
+    if (is_procfs_value(lhs)) {  // runtime/native/stp_native_procfs.h
+      line("stp_procfs_set(c, " + value + ");");
+      return "stp_procfs_value(c)";
+    }
     if (dynamic_cast<ast::TargetSymbol*>(lhs)) unsupported("writing a target variable", lhs->tok);
     throw TranslateError("not an lvalue", lhs->tok);
   }
@@ -457,6 +461,11 @@ class BodyEmitter : public ast::Visitor {
       value_ = store(e.left, v, str);
       return;
     }
+    if (e.op == ".=" && is_procfs_value(e.left)) {  // grows past MAXSTRINGLEN
+      line("stp_procfs_append(c, " + eval_stable(e.right) + ");");
+      value_ = "stp_procfs_value(c)";
+      return;
+    }
     if (e.op == ".=") {
       std::string r = eval_stable(e.right);
       std::string cur = eval(e.left);
@@ -496,7 +505,18 @@ class BodyEmitter : public ast::Visitor {
     std::string eval_long(ast::Expression* x) override { return b.eval_stable(x); }
   };
 
+  // A procfs probe's $value (translator/probes/procfs_family.cpp).
+  bool is_procfs_value(ast::Expression* e) const {
+    auto* t = dynamic_cast<ast::TargetSymbol*>(e);
+    return t && native_ && t->name == "$value" && t->components.empty() && probe_ &&
+           probe_->family.is(probes::ProbeKind::Procfs);
+  }
+
   void visit(ast::TargetSymbol& e) override {
+    if (is_procfs_value(&e)) {
+      value_ = "stp_procfs_value(c)";
+      return;
+    }
     if (!native_) {
       KernelSink sink(*this);
       if (auto v = kernel_target_value(probe_, e, sink)) {
@@ -1364,6 +1384,7 @@ std::string Emitter::probe_macro(const DerivedProbe& p, int id) {
     case ProbeKind::End:    // names a new kind without its case here.
     case ProbeKind::Error:
     case ProbeKind::Never:
+    case ProbeKind::Procfs:  // native
       break;
   }
   throw TranslateError(std::string("probe family '") + p.family.name() +
