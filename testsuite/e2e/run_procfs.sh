@@ -1,6 +1,6 @@
 #!/bin/bash
 # procfs("NAME").read probes (stapprobes PROCFS, as SystemTap's BPF runtime serves them: FIFOs in
-# /var/tmp/systemtap-USER/MODULE/) and the prometheus tapset built on them.
+# /var/tmp/systemtap-USER/MODULE/) and the prometheus and json tapsets built on them.
 #
 # Truths: a program's getpid() calls (137 by construction, strace's count) and its pid (the prometheus line),
 # seq (a $value past MAXSTRINGLEN), stat (the modes stapprobes documents: 0400 files, a 0700
@@ -62,6 +62,60 @@ timeout 20 cat "$DIR/big" > big.out
 seq 300 > want.big  # 1092 bytes, past MAXSTRINGLEN (512)
 check ".read.maxsize(4096): \$value .= past MAXSTRINGLEN" same '$value' want.big big.out
 stop
+
+# ------------------------------------------------------------------ json tapset: data, metadata
+# Truth: python3's json module parses both files; the values are the ones the script wrote, the
+# metadata what json_add_* declared (the layout SystemTap's json tapset documents).
+start 'global n
+probe json_data {
+  n++
+  @json_output_data_start
+  @json_output_numeric_value("reads", n)
+  @json_output_string_value("who", "e2e")
+  foreach (k in keys+) {
+    @json_output_array_numeric_value("dev", k, "count", keys[k])
+    @json_output_array_string_value("dev", k, "label", "L" . k)
+  }
+  @json_output_data_end
+}
+global keys
+probe begin {
+  keys["a"] = 3; keys["b"] = 5
+  json_set_prefix("e2e")
+  json_add_numeric_metric("reads", "data.json reads", "count")
+  json_add_string_metric("who", "")
+  json_add_array("dev", "per key")
+  json_add_array_numeric_metric("dev", "count", "a number", "")
+  json_add_array_string_metric("dev", "label", "a label")
+}' data.json
+timeout 20 cat "$DIR/data.json" > d1.json
+timeout 20 cat "$DIR/data.json" > d2.json
+timeout 20 cat "$DIR/metadata.json" > meta.json
+stop
+cat > want.py <<'PY'
+import json, sys
+d1, d2, meta = (json.load(open(f)) for f in ("d1.json", "d2.json", "meta.json"))
+dev = [{"__id": "a", "count": 3, "label": "La"}, {"__id": "b", "count": 5, "label": "Lb"}]
+assert d1 == {"reads": 1, "who": "e2e", "dev": dev}, d1
+assert d2["reads"] == 2, d2
+assert meta["prefix"] == "e2e", meta
+m = {x["name"]: x for x in meta["metrics"]}
+assert m["reads"] == {"name": "reads", "pointer": "/reads", "type": "integer",
+                      "description": "data.json reads", "units": "count"}, m["reads"]
+assert m["who"] == {"name": "who", "pointer": "/who", "type": "string"}, m["who"]
+assert m["dev"]["type"] == "array" and m["dev"]["index"] == "/__id", m["dev"]
+sub = {x["name"]: x for x in m["dev"]["metrics"]}
+assert sub == {"count": {"name": "count", "pointer": "/count", "type": "integer",
+                         "description": "a number"},
+               "label": {"name": "label", "pointer": "/label", "type": "string",
+                         "description": "a label"}}, sub
+PY
+check "json tapset: data.json and metadata.json parse and hold what the script declared" \
+  python3 want.py
+
+# argv (the json examples fill in a default device): the command line's arguments.
+t "argc and argv[] are the script's arguments" 0 $'2 [a] [b c] []\n' '' -- \
+  "$UKSTAP" -e 'probe begin { printf("%d [%s] [%s] [%s]\n", argc, argv[1], argv[2], argv[3]); exit() }' a 'b c'
 
 # ---------------------------------------------------------------------------- refusals, one line
 mkdir -p "$(dirname "$DIR")" && mkdir "$DIR"
