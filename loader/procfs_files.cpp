@@ -122,7 +122,13 @@ void ProcfsFiles::serve(const std::function<std::string(const codegen::ProbeInfo
 }
 
 void ProcfsFiles::remove() {
-  for (auto& f : files_) ::unlink(f.path.c_str());
+  for (auto& f : files_) {
+    // A reader still waiting in open() gets EOF rather than waiting forever on a pipe that no
+    // writer will open again.
+    int fd = ::open(f.path.c_str(), O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) ::close(fd);
+    ::unlink(f.path.c_str());
+  }
   files_.clear();
   if (!dir_.empty()) ::rmdir(dir_.c_str());
   dir_.clear();

@@ -61,7 +61,15 @@ check "a second read runs it again" same read w2 r2
 timeout 20 cat "$DIR/big" > big.out
 seq 300 > want.big  # 1092 bytes, past MAXSTRINGLEN (512)
 check ".read.maxsize(4096): \$value .= past MAXSTRINGLEN" same '$value' want.big big.out
-stop
+kill -STOP "$UK_PID"  # a reader that opens the file while ukstap is not serving...
+timeout 30 cat "$DIR/command" > late.out &
+CAT_PID=$!
+sleep 0.5
+kill -CONT "$UK_PID"
+kill -INT "$UK_PID"   # ...and ukstap exits before a round serves it (or just after)
+wait "$UK_PID"
+wait "$CAT_PID"
+check "a reader waiting at exit is let go (cat ends, exit status 0)" sh -c "[ $? = 0 ]"
 
 # ------------------------------------------------------------------ json tapset: data, metadata
 # Truth: python3's json module parses both files; the values are the ones the script wrote, the
