@@ -47,6 +47,7 @@
 #include "loader/interrupt.h"
 #include "loader/native_abi.h"
 #include "loader/native_module.h"
+#include "loader/procfs_files.h"
 #include "loader/run_config.h"
 #include "loader/stack_sources.h"
 #include "loader/output.h"
@@ -105,6 +106,7 @@ class Runner {
   loader::BpfRunStats bpf_stats_;  // -vv
   struct ring_buffer* rb_ = nullptr;
   loader::NativeModule native_;
+  loader::ProcfsFiles procfs_;  // procfs("NAME").read probes' FIFOs
   std::vector<std::pair<void*, size_t>> mmaps_;
   loader::EventLoop loop_;
   bool stop_ = false;
@@ -314,6 +316,8 @@ void Runner::event_loop() {
   round.fire = [this](const loader::NativeTimer& t) { native_.call_timer(*t.probe); };
   round.done = [this] {
     if (have_cmd_ && !stop_ && target_.reap()) stop_ = true;
+    if (!stopping())
+      procfs_.serve([this](const ProbeInfo& p) { return native_.call_procfs(p); });
     out_.flush();
   };
   loop_.run(round);
@@ -360,6 +364,7 @@ void Runner::cleanup() {
   if (have_cmd_) target_.end_tree();
   if (rb_) ring_buffer__free(rb_);
   rb_ = nullptr;
+  procfs_.remove();
   native_.close();
   for (auto& [p, len] : mmaps_) ::munmap(p, len);
   mmaps_.clear();
@@ -444,6 +449,15 @@ int Runner::run() {
   if (rb_) loop_.watch_readable(ring_buffer__epoll_fd(rb_));
   loop_.watch_output_reader(out_.fd(), [this] { out_.reader_gone(); });
 
+  std::string module = s_.opts.module_name.empty() ? "ukstap_" + std::to_string(::getpid())
+                                                   : s_.opts.module_name;
+  if (!procfs_.create(m_, module, why)) {
+    detach();
+    if (have_cmd_) target_.end_tree();
+    return fail(why);
+  }
+  if (!procfs_.empty() && s_.opts.verbose > 0)
+    s_.diag.stream() << "procfs files in " << procfs_.dir() << "\n";
   run_native(loader::native_probes(m_, probes::ProbeKind::Begin));
   if (!errored()) {
     set_run_state(STP_SESSION_RUNNING);
@@ -457,6 +471,7 @@ int Runner::run() {
   drain();
   if (have_cmd_) target_.abandon();  // still parked (begin failed or exited): let it go quietly
 
+  procfs_.remove();
   if (!errored()) {
     run_native(loader::native_probes(m_, probes::ProbeKind::End));
   }

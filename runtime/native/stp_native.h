@@ -602,5 +602,6 @@ static int stp_n_stats_id(struct stp_nmap *m)
 #include "native/stp_native_iter.h"
 #include "native/stp_native_tapset.h"
 #include "native/stp_native_task.h"
+#include "native/stp_native_procfs.h"
 
 #endif /* STP_NATIVE_H */

@@ -312,6 +312,10 @@ class BodyEmitter : public ast::Visitor {
       write_element(*ai, t, str);
       return t;
     }
+    if (is_procfs_value(lhs)) {  // runtime/native/stp_native_procfs.h
+      line("stp_procfs_set(c, " + value + ");");
+      return "stp_procfs_value(c)";
+    }
     if (dynamic_cast<ast::TargetSymbol*>(lhs)) unsupported("writing a target variable", lhs->tok);
     throw TranslateError("not an lvalue", lhs->tok);
   }
@@ -488,6 +492,11 @@ class BodyEmitter : public ast::Visitor {
       value_ = store(e.left, v, str);
       return;
     }
+    if (e.op == ".=" && is_procfs_value(e.left)) {  // grows past MAXSTRINGLEN
+      line("stp_procfs_append(c, " + eval_stable(e.right) + ");");
+      value_ = "stp_procfs_value(c)";
+      return;
+    }
     if (e.op == ".=") {
       std::string r = eval_stable(e.right);
       std::string cur = eval(e.left);
@@ -527,7 +536,18 @@ class BodyEmitter : public ast::Visitor {
     std::string eval_long(ast::Expression* x) override { return b.eval_stable(x); }
   };
 
+  // A procfs probe's $value (translator/probes/procfs_family.cpp).
+  bool is_procfs_value(ast::Expression* e) const {
+    auto* t = dynamic_cast<ast::TargetSymbol*>(e);
+    return t && native_ && t->name == "$value" && t->components.empty() && probe_ &&
+           probe_->family.is(probes::ProbeKind::Procfs);
+  }
+
   void visit(ast::TargetSymbol& e) override {
+    if (is_procfs_value(&e)) {
+      value_ = "stp_procfs_value(c)";
+      return;
+    }
     if (!native_) {
       KernelSink sink(*this);
       if (auto v = kernel_target_value(probe_, e, sink)) {
@@ -720,11 +740,11 @@ class BodyEmitter : public ast::Visitor {
   // Returns the "found" temp for `in`.
   std::string wildcard_walk(const ast::Vardecl* g, const std::vector<ast::Expression*>& idx,
                             bool erase, const Token* tok) {
-    if (!native_) unsupported("a '*' key pattern in a kernel-context probe", tok);
     const MapInfo* mi = em_.map_of(g);
     if (!mi) unsupported("a '*' key pattern here", tok);
     std::vector<std::string> slice = slice_values(idx);
     if (slice.empty()) slice.assign(idx.size(), "");
+    if (!native_) return kernel_wildcard_walk(*mi, slice, erase);
     std::string it = frame_.add_temp("struct stp_iter", "it");
     std::string k = frame_.add_temp("struct stp_key_" + em_.c_name(g->name), "k");
     std::string v = frame_.add_temp(
@@ -741,6 +761,45 @@ class BodyEmitter : public ast::Visitor {
     --indent;
     line("}");
     line("stp_iter_end(c, &" + it + ");");
+    return found;
+  }
+
+  // The same in a BPF probe (`delete a[pid(), *]` when a process exits): a
+  // bpf_for_each_map_elem callback, as for a kernel foreach, deleting each entry that matches
+  // (a hash map's current entry may be deleted from its callback) or stopping at the first.
+  std::string kernel_wildcard_walk(const MapInfo& mi, const std::vector<std::string>& slice,
+                                   bool erase) {
+    std::string found = tmp_long();
+    line(found + " = 0;");
+    std::string name = "stp_cb_" + std::to_string(em_.next_callback_++);
+    std::ostringstream cb;
+    std::ostringstream* saved_out = out_;
+    int saved_indent = indent;
+    out_ = &cb;
+    indent = 1;
+    cb << "static long " << name << "(void *map, void *key, void *val, void *data)\n{\n";
+    line("struct stp_context *c = ((struct stp_cbdata *)data)->c;");
+    line("struct stp_key_" + em_.c_name(mi.name) + " *k = key;");
+    line("(void)val;");
+    line("if (!(" + key_matches(mi, "(*k)", slice) + ")) return 0;");
+    line(found + " = 1;");
+    line(erase ? "bpf_map_delete_elem(map, key);" : "return 1;");
+    line("return 0;");
+    cb << "}\n\n";
+    out_ = saved_out;
+    indent = saved_indent;
+    if (dispatched_)
+      em_.callbacks_ << kReadSysrec << cb.str() << kReadCtx;
+    else
+      em_.callbacks_ << cb.str();
+    line("{");
+    ++indent;
+    line("struct stp_cbdata d = {c, g, ctx};");
+    line("uint8_t kskip = STP_KSKIP_CALLBACK_ENTER(c);");
+    line("bpf_for_each_map_elem(&" + mi.bpf_name + ", " + name + ", &d, 0);");
+    line("c->k.kskip = kskip;");
+    --indent;
+    line("}");
     return found;
   }
 
@@ -1406,6 +1465,7 @@ std::string Emitter::probe_macro(const DerivedProbe& p, int id) {
     case ProbeKind::End:    // names a new kind without its case here.
     case ProbeKind::Error:
     case ProbeKind::Never:
+    case ProbeKind::Procfs:  // native
       break;
   }
   throw TranslateError(std::string("probe family '") + p.family.name() +

@@ -93,7 +93,9 @@ void warn_unassigned(Session& s, const std::vector<ast::Vardecl*>& locals,
 int check_semantics(Session& s) {
   int errors = 0;
   for (auto* p : s.probes) {
-    Checker c(s, false, p->source && p->source->privileged);
+    // A procfs probe's $value is its result, not a kernel variable: writing it needs no -g.
+    Checker c(s, false, (p->source && p->source->privileged) ||
+                            p->family.is(probes::ProbeKind::Procfs));
     // Alias prologues come from tapsets, which may write $targets; the user's body may not.
     p->body->accept(c);
     errors += c.errors;

@@ -132,11 +132,21 @@ struct PerfPoint {
   std::string unavailable_reason;
 };
 
+// procfs("PATH").read[.maxsize(N)] / .write [.umask(U)]: a FIFO in ukstap's procfs directory
+// (loader/procfs_files.h), served natively.
+struct ProcfsPoint {
+  std::string path = "command";  // the file's name in the directory
+  bool is_write = false;         // .write: $value is what a writer wrote; else .read
+  int64_t maxsize = 0;           // .maxsize(N): $value's limit; 0: the default
+  int umask = -1;                // .umask(U); -1 when not given
+};
+
 // One of the structs above; the alternative's index is its ProbeKind.
 class FamilyPoint {
  public:
   using Variant = std::variant<BeginPoint, EndPoint, ErrorPoint, NeverPoint, TimerPoint,
-                               TracepointPoint, ProcessPoint, UprobePoint, PerfPoint>;
+                               TracepointPoint, ProcessPoint, UprobePoint, PerfPoint,
+                               ProcfsPoint>;
 
   FamilyPoint() = default;  // Begin, priority 0: callers always assign a real one
   template <class T>

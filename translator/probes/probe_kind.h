@@ -23,8 +23,9 @@ enum class ProbeKind : uint8_t {
   Process,     // process.begin/end, process.thread.begin/end (sched raw tracepoints)
   Uprobe,      // process("PATH").function("NAME")[.return], process("PATH").mark("NAME")
   Perf,        // perf.type(T).config(C), perf.sw.*, perf.hw.*
+  Procfs,      // procfs("PATH").read/.write: a FIFO ukstap serves (loader/procfs_files.h)
 };
-inline constexpr size_t kProbeKindCount = static_cast<size_t>(ProbeKind::Perf) + 1;
+inline constexpr size_t kProbeKindCount = static_cast<size_t>(ProbeKind::Procfs) + 1;
 
 // Where a family's probes run.
 enum class Side : uint8_t {

@@ -120,6 +120,7 @@ const std::vector<Pattern>& all_patterns() {
     add_tracepoint_patterns(v);
     add_process_patterns(v);
     add_perf_patterns(v);
+    add_procfs_patterns(v);
     return v;
   }();
   return patterns;
@@ -129,7 +130,7 @@ namespace {
 
 // Families this kernel or this tool cannot serve; their first functor still counts as built-in
 // so the elaborator hands them to us and the user gets the reason.
-const std::set<std::string> kUnservedFamilies = {"kprobe", "module", "procfs", "netfilter",
+const std::set<std::string> kUnservedFamilies = {"kprobe", "module", "netfilter",
                                                  "java",   "python2", "python3", "hwbreakpoint"};
 
 bool kind_ok(ArgKind k, const ast::Expression* e) {
@@ -267,12 +268,6 @@ void reject_unserved(const ast::ProbePoint& pp) {
                               instead_text(),
                           tok);
   }
-  if (f == "procfs")
-    // Whatever the kernel: the /proc/systemtap/MODULE/ files are made by stap's module.
-    throw SemanticError("procfs probes need SystemTap's loadable kernel module, which makes "
-                        "their /proc/systemtap/MODULE/ files; ukstap runs probes as BPF "
-                        "programs and has no kernel module",
-                        tok);
   if (f == "netfilter" || f == "hwbreakpoint")
     throw SemanticError(f + " probes need a loadable kernel module, and this kernel has no "
                             "loadable modules (ukstap runs probes as BPF programs)",
