@@ -1364,6 +1364,7 @@ std::string Emitter::probe_macro(const DerivedProbe& p, int id) {
     case ProbeKind::End:    // names a new kind without its case here.
     case ProbeKind::Error:
     case ProbeKind::Never:
+    case ProbeKind::Input:  // native
       break;
   }
   throw TranslateError(std::string("probe family '") + p.family.name() +

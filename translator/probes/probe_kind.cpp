@@ -18,6 +18,7 @@ constexpr ProbeKindInfo kKinds[] = {
     {ProbeKind::Process, "process", Side::Kernel},
     {ProbeKind::Uprobe, "uprobe", Side::Kernel},
     {ProbeKind::Perf, "perf", Side::Kernel},
+    {ProbeKind::Input, "input", Side::Native},
 };
 static_assert(std::size(kKinds) == kProbeKindCount);
 

@@ -120,6 +120,7 @@ const std::vector<Pattern>& all_patterns() {
     add_tracepoint_patterns(v);
     add_process_patterns(v);
     add_perf_patterns(v);
+    add_input_patterns(v);
     return v;
   }();
   return patterns;
