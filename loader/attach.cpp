@@ -42,6 +42,7 @@ constexpr Row kAttach[] = {
     {probes::ProbeKind::Uprobe, typed<probes::UprobePoint, attach_uprobe>},
     {probes::ProbeKind::Perf, typed<probes::PerfPoint, attach_perf>},
     {probes::ProbeKind::Procfs, nullptr},  // a FIFO the loader serves (procfs_files.h)
+    {probes::ProbeKind::Input, nullptr},  // read from stdin by the loader (input_reader.h)
 };
 constexpr bool rows_in_order() {
   for (size_t i = 0; i < std::size(kAttach); ++i)

@@ -47,12 +47,14 @@ void EventLoop::open() {
   watch_readable(wake_fd());
 }
 
-void EventLoop::watch_readable(int fd) {
+bool EventLoop::watch_readable(int fd) {
   struct epoll_event ev {};
   ev.events = EPOLLIN;
   ev.data.fd = fd;
-  ::epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
+  return ::epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev) == 0;
 }
+
+void EventLoop::unwatch(int fd) { ::epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr); }
 
 void EventLoop::watch_output_reader(int fd, std::function<void()> gone) {
   struct stat st {};

@@ -39,8 +39,11 @@ class EventLoop {
 
   // The epoll set, with the signal wake pipe in it.
   void open();
-  // Wakes the loop when `fd` is readable (the ring buffer's epoll fd).
-  void watch_readable(int fd);
+  // Wakes the loop when `fd` is readable (the ring buffer's epoll fd, stdin). False when epoll
+  // cannot watch it (a regular file, /dev/null: always readable, looked at every round).
+  bool watch_readable(int fd);
+  // No longer wakes the loop for `fd` (stdin at its end: a hung-up pipe stays "readable").
+  void unwatch(int fd);
   // A pipe's or socket's reader closing (`| head -1`) shows as EPOLLERR/EPOLLHUP on our end
   // even when nothing is being written: polled with the signals, the run ends at once instead of
   // at the next write. (Regular files and terminals cannot be polled that way: epoll refuses

@@ -32,6 +32,8 @@ class NativeApi {
     register_map_ = reinterpret_cast<stp_native_register_map_fn>(sym("stp_native_register_map"));
     set_probe_ = reinterpret_cast<stp_native_set_probe_fn>(sym("stp_native_set_probe"));
     if (!version || !set_output_ || !configure_ || !register_map_ || !set_probe_) return false;
+    // Optional: looked for by the input probes' runner (input_reader.h), which needs it.
+    set_input_ = reinterpret_cast<stp_native_set_input_fn>(::dlsym(so, "stp_native_set_input"));
     if (version() != STP_NATIVE_ABI_VERSION) {
       why = "ABI version " + std::to_string(version()) + ", expected " + std::to_string(STP_NATIVE_ABI_VERSION);
       return false;
@@ -42,6 +44,12 @@ class NativeApi {
   void configure(const struct stp_config* cfg) { configure_(cfg); }
   void register_map(const char* name, int fd, void* shared, unsigned long vsize) {
     register_map_(name, fd, shared, vsize);
+  }
+  // The text the next input probe delivers; false when the module cannot take it.
+  bool set_input(const char* text) {
+    if (!set_input_) return false;
+    set_input_(text);
+    return true;
   }
   // Runs native probe `id`; false when the module has no such probe.
   bool call(int id, const char* pp, const char* pn, const char* func = "") {
@@ -62,6 +70,7 @@ class NativeApi {
   stp_native_configure_fn configure_ = nullptr;
   stp_native_register_map_fn register_map_ = nullptr;
   stp_native_set_probe_fn set_probe_ = nullptr;
+  stp_native_set_input_fn set_input_ = nullptr;
   std::map<int, stp_native_probe_fn> probes_;
 };
 

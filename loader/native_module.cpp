@@ -100,6 +100,12 @@ std::string NativeModule::call_procfs(const codegen::ProbeInfo& p) {
   return std::string(v, len);
 }
 
+void NativeModule::call_input(const codegen::ProbeInfo& p, const char* text) {
+  if (!api_.set_input(text)) return;
+  api_.call(p.id, p.pp.c_str(), p.pn.c_str());
+  api_.set_input("");
+}
+
 void NativeModule::close() {
   if (so_) ::dlclose(so_);
   so_ = nullptr;

@@ -50,6 +50,8 @@ class NativeModule {
   void call_timer(const codegen::ProbeInfo& p);
   // Runs procfs read probe `p` (loader/procfs_files.h); its $value.
   std::string call_procfs(const codegen::ProbeInfo& p);
+  // Runs native input probe `p` with `text` (a character or a line read from stdin).
+  void call_input(const codegen::ProbeInfo& p, const char* text);
   void close();
 
  private:

@@ -44,6 +44,7 @@
 #include "loader/event_closer.h"
 #include "loader/event_loop.h"
 #include "loader/exit_report.h"
+#include "loader/input_reader.h"
 #include "loader/interrupt.h"
 #include "loader/native_abi.h"
 #include "loader/native_module.h"
@@ -63,9 +64,17 @@ using loader::g_libbpf_log;  // libbpf's messages, quoted by load and attach err
 using loader::kernel_hz;     // timer.profile's period (run_config.h)
 
 // -------------------------------------------------------------------------------- the run
+size_t maxstringlen(const codegen::ModuleInfo& m) {
+  auto it = m.limits.find("MAXSTRINGLEN");
+  size_t n = it == m.limits.end() ? 0 : std::strtoul(it->second.c_str(), nullptr, 0);
+  return n ? n : 512;  // the default of runtime/common/stp_limits.h
+}
+
 class Runner {
  public:
-  explicit Runner(Session& s) : s_(s), m_(*s.module), stacks_(s, *s.module), out_(s, *s.module) {}
+  explicit Runner(Session& s)
+      : s_(s), m_(*s.module), stacks_(s, *s.module), out_(s, *s.module),
+        input_(s.module->probes, maxstringlen(*s.module)) {}
   ~Runner() { cleanup(); }
   int run();
   void collect_samples(std::vector<loader::Sample>* samples) { out_.collect_samples(samples); }
@@ -94,6 +103,7 @@ class Runner {
   const codegen::ModuleInfo& m_;
   loader::StackSources stacks_;  // trackers, symbols and unwind tables, as the script needs
   loader::Output out_;
+  loader::InputReader input_;  // stdin for input.char/input.line
   loader::TargetCommand target_;
   pid_t target_pid_ = 0;
   bool have_cmd_ = false;
@@ -305,13 +315,18 @@ void Runner::set_run_state(uint32_t state) {
 
 void Runner::event_loop() {
   loop_.set_timers(loader::native_timers(m_.probes, kernel_hz(), loader::now_ns()));
+  auto run_input = [this](const ProbeInfo& p, const char* text) { native_.call_input(p, text); };
   loader::EventLoop::Round round;
   round.stopping = [this] { return stopping(); };
-  round.woken = [this] {
+  round.woken = [this, run_input] {
     if (loader::interrupted()) stop_ = true;
     if (have_cmd_ && target_.reap()) stop_ = true;  // SIGCHLD woke us, or the 20 ms tick
     stacks_.drain();  // keep the side-band rings from overflowing
     if (rb_) ring_buffer__consume(rb_);
+    if (!input_.eof()) {
+      input_.read_available([this] { return stopping(); }, run_input);
+      if (input_.eof()) loop_.unwatch(STDIN_FILENO);
+    }
   };
   round.fire = [this](const loader::NativeTimer& t) { native_.call_timer(*t.probe); };
   round.done = [this] {
@@ -448,6 +463,9 @@ int Runner::run() {
   loop_.open();
   if (rb_) loop_.watch_readable(ring_buffer__epoll_fd(rb_));
   loop_.watch_output_reader(out_.fd(), [this] { out_.reader_gone(); });
+  // stdin for input probes: a terminal leaves line mode before begin runs (begin's prompt, then
+  // each key as typed, not echoed); it is read in the event loop.
+  if (int fd = input_.start(); fd >= 0) loop_.watch_readable(fd);
 
   std::string module = s_.opts.module_name.empty() ? "ukstap_" + std::to_string(::getpid())
                                                    : s_.opts.module_name;
@@ -464,6 +482,7 @@ int Runner::run() {
     if (have_cmd_) target_.release();
     event_loop();
   }
+  input_.stop();  // the terminal's mode back (also when begin failed)
   set_run_state(errored() ? STP_SESSION_ERROR : STP_SESSION_STOPPING);
 
   bpf_stats_.report(obj_, s_.diag.stream());

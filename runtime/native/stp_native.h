@@ -56,6 +56,7 @@ static struct stp_config stp_n_config;
 static struct stp_session stp_n_local_session;
 static volatile struct stp_session *stp_n_session = &stp_n_local_session;
 static const char *stp_n_pp = "", *stp_n_pn = "", *stp_n_func = "";
+static const char *stp_n_input = "";  /* input.char/input.line: the text being delivered */
 
 /* A BPF map as the native side sees it. */
 struct stp_nmap {
@@ -84,6 +85,9 @@ STP_EXPORT void stp_native_set_probe(const char *pp, const char *pn, const char 
   stp_n_pn = pn ? pn : "";
   stp_n_func = func ? func : "";
 }
+/* Before running an input probe (__input.char/__input.line): the character or line read from
+ * stdin, NUL-terminated, valid until the probe returns. */
+STP_EXPORT void stp_native_set_input(const char *text) { stp_n_input = text ? text : ""; }
 STP_EXPORT int stp_native_register_map(const char *name, int fd, void *shared, unsigned long vsize)
 {
   struct stp_nmap *m;

@@ -12,6 +12,7 @@
  *                                       name libbpf reports; `shared` is the mmap of a
  *                                       BPF_F_MMAPABLE map (or libbpf's .bss/.data mapping), else NULL
  *   stp_native_set_probe(pp, pn, func)  then stp_probe_<id>(NULL)   for every native probe run
+ *   stp_native_set_input(text)          before an input probe's run: the text it delivers
  *   stp_native_skipped()                at the end
  */
 #ifndef STP_NATIVE_ABI_H
@@ -36,6 +37,7 @@ typedef void (*stp_native_configure_fn)(const struct stp_config *cfg);
 typedef int (*stp_native_register_map_fn)(const char *name, int fd, void *shared,
                                           unsigned long value_size);
 typedef void (*stp_native_set_probe_fn)(const char *pp, const char *pn, const char *func);
+typedef void (*stp_native_set_input_fn)(const char *text);
 typedef int (*stp_native_probe_fn)(struct stp_context *c); /* stp_probe_<id> */
 
 #ifdef __cplusplus

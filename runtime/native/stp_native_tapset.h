@@ -152,6 +152,7 @@ static inline void _stp_abort(void)
 static inline void _stp_probe_point(char *buf, long n) { snprintf(buf, (size_t)n, "%s", stp_n_pp); }
 static inline void _stp_probe_name(char *buf, long n) { snprintf(buf, (size_t)n, "%s", stp_n_pn); }
 static inline void _stp_probe_func(char *buf, long n) { snprintf(buf, (size_t)n, "%s", stp_n_func); }
+static inline void _stp_input_text(char *buf, long n) { snprintf(buf, (size_t)n, "%s", stp_n_input); }
 static inline long _stp_target_pid(void) { return (long)stp_n_config.target_pid; }
 static inline long _stp_runtime_pid(void) { return (long)getpid(); }
 static inline long _stp_runtime_uid(void) { return (long)getuid(); }

@@ -89,7 +89,7 @@ TEST_CASE("probe kinds: one table row per kind, in order, with the side each run
   }
   // The names messages have always used for the families.
   CHECK(names == std::set<std::string>{"begin", "end", "error", "never", "timer", "tracepoint",
-                                       "process", "uprobe", "perf", "procfs"});
+                                       "process", "uprobe", "perf", "procfs", "input"});
   // A point's kind is the alternative it holds.
   CHECK(probes::FamilyPoint(probes::EndPoint{}).kind() == ProbeKind::End);
   CHECK(probes::FamilyPoint(probes::PerfPoint{}).kind() == ProbeKind::Perf);
@@ -109,6 +109,7 @@ TEST_CASE("probe kinds: one table row per kind, in order, with the side each run
   CHECK_FALSE(probes::FamilyPoint(probes::UprobePoint{}).native());
   CHECK_FALSE(probes::FamilyPoint(probes::PerfPoint{}).native());
   CHECK(probes::FamilyPoint(probes::ProcfsPoint{}).native());  // a FIFO served in user space
+  CHECK(probes::FamilyPoint(probes::InputPoint{}).native());  // the loader reads stdin
 }
 
 TEST_CASE("tracepoint fields and id: tracefs's own files", "[probes][kinds][tracepoint]") {
@@ -316,7 +317,8 @@ TEST_CASE("attach table: kinds without a kernel program are refused", "[loader][
   for (probes::FamilyPoint f : {probes::FamilyPoint(probes::BeginPoint{}),
                                 probes::FamilyPoint(probes::EndPoint{}),
                                 probes::FamilyPoint(probes::ErrorPoint{}),
-                                probes::FamilyPoint(probes::NeverPoint{})}) {
+                                probes::FamilyPoint(probes::NeverPoint{}),
+                                probes::FamilyPoint(probes::InputPoint{})}) {
     p.family = f;
     errno = 0;
     CHECK_FALSE(loader::attach_probe(cx, p, nullptr));

@@ -1466,6 +1466,7 @@ std::string Emitter::probe_macro(const DerivedProbe& p, int id) {
     case ProbeKind::Error:
     case ProbeKind::Never:
     case ProbeKind::Procfs:  // native
+    case ProbeKind::Input:  // native
       break;
   }
   throw TranslateError(std::string("probe family '") + p.family.name() +

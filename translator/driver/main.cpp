@@ -268,6 +268,12 @@ int run(int argc, char** argv) {
 }  // namespace ukstap
 
 int main(int argc, char** argv) {
+  // A closed stdin becomes /dev/null: otherwise the first file ukstap opens would be fd 0, and
+  // input.char/input.line (loader/input_reader.h) or the -c command would read it.
+  if (::fcntl(STDIN_FILENO, F_GETFD) < 0 && errno == EBADF) {
+    int fd = ::open("/dev/null", O_RDONLY);
+    if (fd > STDIN_FILENO) ::close(fd);  // fd 0 was taken meanwhile: leave it
+  }
   // Never a stack trace or an abort message: every escape becomes one line and exit 1.
   try {
     return ukstap::run(argc, argv);

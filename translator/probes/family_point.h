@@ -141,12 +141,20 @@ struct ProcfsPoint {
   int umask = -1;                // .umask(U); -1 when not given
 };
 
+// __input.char, __input.line (tapsets/input.stp's input.char and input.line): the loader reads
+// ukstap's standard input and runs the probe per character, or per line (the newline included,
+// cut at MAXSTRINGLEN-1 bytes), with the text the tapset's __input_text() returns.
+struct InputPoint {
+  enum class Unit : uint8_t { Char, Line };
+  Unit unit = Unit::Char;
+};
+
 // One of the structs above; the alternative's index is its ProbeKind.
 class FamilyPoint {
  public:
   using Variant = std::variant<BeginPoint, EndPoint, ErrorPoint, NeverPoint, TimerPoint,
                                TracepointPoint, ProcessPoint, UprobePoint, PerfPoint,
-                               ProcfsPoint>;
+                               ProcfsPoint, InputPoint>;
 
   FamilyPoint() = default;  // Begin, priority 0: callers always assign a real one
   template <class T>
@@ -181,6 +189,9 @@ static_assert(std::variant_size_v<FamilyPoint::Variant> == kProbeKindCount);
 static_assert(std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ProbeKind::Perf),
                                                        FamilyPoint::Variant>,
                              PerfPoint>);
+static_assert(std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ProbeKind::Input),
+                                                       FamilyPoint::Variant>,
+                             InputPoint>);
 static_assert(std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ProbeKind::Timer),
                                                        FamilyPoint::Variant>,
                              TimerPoint>);

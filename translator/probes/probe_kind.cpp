@@ -19,6 +19,7 @@ constexpr ProbeKindInfo kKinds[] = {
     {ProbeKind::Uprobe, "uprobe", Side::Kernel},
     {ProbeKind::Perf, "perf", Side::Kernel},
     {ProbeKind::Procfs, "procfs", Side::Native},
+    {ProbeKind::Input, "input", Side::Native},
 };
 static_assert(std::size(kKinds) == kProbeKindCount);
 

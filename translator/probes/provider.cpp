@@ -121,6 +121,7 @@ const std::vector<Pattern>& all_patterns() {
     add_process_patterns(v);
     add_perf_patterns(v);
     add_procfs_patterns(v);
+    add_input_patterns(v);
     return v;
   }();
   return patterns;
