@@ -58,6 +58,14 @@ t "sample checked" 0 '*' '*' -- env FAKE_UKSTAP_OUTPUT="ALPHA BETA" python3 "$to
   --out "$T_TMP/fake3.md" --only /sample --timeout 6
 t "output unlike the sample is not a run" 0 '*' '' -- grep -Fxq \
   "| t/sample.stp | yes | yes | yes | no | output lacks the header line of SystemTap's sample (sample.txt): 'ALPHA BETA GAMMA' |" "$T_TMP/fake3.md"
+# A timer whose period is not shorter than -T never fires before the exit (SystemTap prints
+# nothing either): a silent run of such a script is a run.
+mkdir -p "$T_TMP/slow/t"
+printf 'probe timer.ms(5000) { println("late") }\n' > "$T_TMP/slow/t/slow.stp"
+printf 'title: slow timer\nname: slow.stp\ntest_installcheck: stap slow.stp -T 1\n' > "$T_TMP/slow/t/slow.meta"
+t "slow timer: harness" 0 '*' '*' -- python3 "$top/bench/compat.py" --ukstap "$fx/fake-ukstap" \
+  --examples "$T_TMP/slow" --tapsets "$fx/tapset" --out "$T_TMP/slow.md" --timeout 6
+t "slow timer: a silent run under -T 1 is a run" 0 '*' '' -- grep -Eq '^\| t/slow.stp \| yes \| yes \| yes \| yes \|' "$T_TMP/slow.md"
 # process("./tiny").function("work") reading $n: servable with DWARF, not when stripped (the
 # symbol table has no parameters). A copy of the tree, since the test builds ./tiny into it.
 cp -r "$fx/examples" "$T_TMP/ex"
