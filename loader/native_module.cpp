@@ -85,14 +85,14 @@ void NativeModule::call_timer(const codegen::ProbeInfo& p) {
   api_.call(p.id, p.pp.c_str(), p.pn.c_str());
 }
 
-std::string NativeModule::call_procfs(const codegen::ProbeInfo& p) {
+std::string NativeModule::call_procfs(const codegen::ProbeInfo& p, const std::string& written) {
   // runtime/native/stp_native_procfs.h: in every module that has a procfs probe.
   using Begin = int (*)(unsigned long, const char*, unsigned long);
   using Value = const char* (*)(unsigned long*);
   auto begin = reinterpret_cast<Begin>(::dlsym(so_, "stp_native_procfs_begin"));
   auto value = reinterpret_cast<Value>(::dlsym(so_, "stp_native_procfs_value"));
   auto* pf = p.family.get<probes::ProcfsPoint>();
-  if (!begin || !value || !pf || begin(static_cast<unsigned long>(pf->maxsize), "", 0) != 0)
+  if (!begin || !value || !pf || begin(static_cast<unsigned long>(pf->maxsize), written.data(), written.size()) != 0)
     return "";
   api_.call(p.id, p.pp.c_str(), p.pn.c_str());
   unsigned long len = 0;

@@ -48,8 +48,8 @@ class NativeModule {
   void call(const codegen::ProbeInfo& p);
   // Runs native timer probe `p` (probefunc() is "" for a timer).
   void call_timer(const codegen::ProbeInfo& p);
-  // Runs procfs read probe `p` (loader/procfs_files.h); its $value.
-  std::string call_procfs(const codegen::ProbeInfo& p);
+  // Runs procfs probe `p` (loader/procfs_files.h) with $value = `written`; its $value after.
+  std::string call_procfs(const codegen::ProbeInfo& p, const std::string& written);
   // Runs native input probe `p` with `text` (a character or a line read from stdin).
   void call_input(const codegen::ProbeInfo& p, const char* text);
   void close();

@@ -69,11 +69,12 @@ bool ProcfsFiles::create(const codegen::ModuleInfo& m, const std::string& module
     if (!pf) continue;
     for (auto& f : files)
       if (f.path == pf->path) {
-        why = "procfs file '" + pf->path + "' has more than one read probe";
+        why = "procfs file '" + pf->path + "' has more than one probe";
         return false;
       }
-    unsigned mode = pf->umask >= 0 ? 0444u & ~static_cast<unsigned>(pf->umask) : 0400u;
-    files.push_back({&p, pf->path, mode});
+    unsigned all = pf->is_write ? 0222u : 0444u;
+    unsigned mode = pf->umask >= 0 ? all & ~static_cast<unsigned>(pf->umask) : all & 0600u;
+    files.push_back({&p, pf->path, mode, pf->is_write});
   }
   if (files.empty()) return true;
   std::string base = trusted_real_path("/var/tmp", why);
@@ -98,13 +99,40 @@ bool ProcfsFiles::create(const codegen::ModuleInfo& m, const std::string& module
   for (auto& f : files) {
     f.path = dir_ + "/" + f.path;
     files_.push_back(f);
-    if (!make_fifo(f, why)) return false;
+    if (!make_fifo(files_.back(), why)) return false;
+    if (f.write) {
+      files_.back().fd =
+          ::open(files_.back().path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+      if (files_.back().fd < 0) {
+        why = "cannot open the procfs file " + files_.back().path + ": " + errno_text();
+        return false;
+      }
+    }
   }
   return true;
 }
 
-void ProcfsFiles::serve(const std::function<std::string(const codegen::ProbeInfo&)>& run) {
+void ProcfsFiles::serve_write(
+    File& f, const std::function<std::string(const codegen::ProbeInfo&, const std::string&)>& run) {
+  struct pollfd p {f.fd, POLLIN, 0};
+  if (::poll(&p, 1, 0) <= 0) return;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(f.fd, buf, sizeof buf)) > 0) run(*f.probe, std::string(buf, (size_t)n));
+  if (n == 0 && (p.revents & POLLHUP)) {
+    // The writer left: a fresh read end, or poll would report the hang-up forever.
+    ::close(f.fd);
+    f.fd = ::open(f.path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  }
+}
+
+void ProcfsFiles::serve(
+    const std::function<std::string(const codegen::ProbeInfo&, const std::string&)>& run) {
   for (auto& f : files_) {
+    if (f.write) {
+      if (f.fd >= 0) serve_write(f, run);
+      continue;
+    }
     // Succeeds only while someone has the FIFO open for reading (ENXIO otherwise).
     int fd = ::open(f.path.c_str(), O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) continue;
@@ -113,7 +141,7 @@ void ProcfsFiles::serve(const std::function<std::string(const codegen::ProbeInfo
       ::close(fd);
       continue;
     }
-    std::string value = run(*f.probe);
+    std::string value = run(*f.probe, "");
     std::string why;
     make_fifo(f, why);  // the next reader meets a new pipe (procfs_files.h)
     write_with_deadline(fd, value);
@@ -123,6 +151,8 @@ void ProcfsFiles::serve(const std::function<std::string(const codegen::ProbeInfo
 
 void ProcfsFiles::remove() {
   for (auto& f : files_) {
+    if (f.fd >= 0) ::close(f.fd);
+    f.fd = -1;
     // A reader still waiting in open() gets EOF rather than waiting forever on a pipe that no
     // writer will open again.
     int fd = ::open(f.path.c_str(), O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);

@@ -8,7 +8,8 @@
 // blocking, which succeeds only while a reader has it open. Then the probe runs natively, its
 // $value is written to the reader, and the FIFO is replaced by a fresh one before the write end
 // closes: the reader reads $value then EOF, and the next open (a next reader) meets a new pipe,
-// never the old reader still draining the first copy.
+// never the old reader still draining the first copy. A .write FIFO (mode 0200) is held open
+// for reading; each round's data runs the probe with it as $value, once per read() chunk.
 #pragma once
 
 #include <functional>
@@ -36,8 +37,10 @@ class ProcfsFiles {
   bool empty() const { return files_.empty(); }
   const std::string& dir() const { return dir_; }
 
-  // Runs `run(probe)` (which returns $value) for each FIFO a reader has open, and writes it.
-  void serve(const std::function<std::string(const codegen::ProbeInfo&)>& run);
+  // Runs `run(probe, "")` (which returns $value) for each .read FIFO a reader has open, and
+  // writes it; for a .write FIFO, `run(probe, data)` for each chunk a writer wrote.
+  void serve(
+      const std::function<std::string(const codegen::ProbeInfo&, const std::string&)>& run);
 
   // Removes the FIFOs and the directory (idempotent).
   void remove();
@@ -47,7 +50,12 @@ class ProcfsFiles {
     const codegen::ProbeInfo* probe;
     std::string path;
     unsigned mode;
+    bool write = false;
+    int fd = -1;  // .write: our read end, held open so that writers' opens do not block
   };
+  void serve_write(File& f,
+                   const std::function<std::string(const codegen::ProbeInfo&,
+                                                   const std::string&)>& run);
   bool make_fifo(const File& f, std::string& why);
 
   std::string dir_;

@@ -332,7 +332,9 @@ void Runner::event_loop() {
   round.done = [this] {
     if (have_cmd_ && !stop_ && target_.reap()) stop_ = true;
     if (!stopping())
-      procfs_.serve([this](const ProbeInfo& p) { return native_.call_procfs(p); });
+      procfs_.serve([this](const ProbeInfo& p, const std::string& w) {
+        return native_.call_procfs(p, w);
+      });
     out_.flush();
   };
   loop_.run(round);

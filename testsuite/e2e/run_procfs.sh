@@ -125,14 +125,25 @@ check "json tapset: data.json and metadata.json parse and hold what the script d
 t "argc and argv[] are the script's arguments" 0 $'2 [a] [b c] []\n' '' -- \
   "$UKSTAP" -e 'probe begin { printf("%d [%s] [%s] [%s]\n", argc, argv[1], argv[2], argv[3]); exit() }' a 'b c'
 
+# ------------------------------------------------------------------------------------- .write
+# Truth: what the shell wrote, in the order it wrote it; the file's mode 0200 (stapprobes).
+"$UKSTAP" -m "$MOD" -o wr.out -e 'probe procfs("in").write { printf("got [%s]\n", $value) }
+probe procfs("in").write { printf("got [%s]\n", $value) }' 2> wr.err
+t "two .write probes on one file are refused" 1 '' '' -- sh -c "grep -q 'more than one' wr.err && exit 1"
+start 'probe procfs("in").write { printf("got [%s]\n", $value); if ($value == "last\n") exit() }' in
+check ".write file: mode 0200" sh -c "[ \"\$(stat -c '%a' '$DIR/in')\" = 200 ]"
+echo first > "$DIR/in"
+for _ in $(seq 300); do grep -q first run.out && break; sleep 0.1; done
+echo last > "$DIR/in"
+wait "$UK_PID"
+t ".write: \$value is what each writer wrote" 0 $'got [first\n]\ngot [last\n]\n' '' -- cat run.out
+
 # ---------------------------------------------------------------------------- refusals, one line
 mkdir -p "$(dirname "$DIR")" && mkdir "$DIR"
 t "a directory already there is not used" 1 '' \
   "~^ukstap: the procfs directory $DIR already exists" \
   -- "$UKSTAP" -m "$MOD" -e 'probe procfs.read { $value = "x" } probe timer.s(5) { exit() }'
 rmdir "$DIR"
-t ".write is refused with its reason" 1 '' '~procfs .write probes are not supported' \
-  -- "$UKSTAP" -p2 -e 'probe procfs("w").write { println($value) }'
 t "a name with a '/' is refused" 1 '' "~must be a plain file name" \
   -- "$UKSTAP" -p2 -e 'probe procfs("../x").read { $value = "x" }'
 t_done

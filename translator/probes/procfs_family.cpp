@@ -22,9 +22,6 @@ void build_procfs(Session& s, const Match& m, std::vector<ResolvedPoint>& out) {
     throw SemanticError("procfs file name '" + pf.path + "' must be a plain file name (no '/')",
                         m.tok("procfs"));
   pf.is_write = m.has("write");
-  if (pf.is_write)
-    throw SemanticError("procfs .write probes are not supported by ukstap yet (.read is)",
-                        m.tok("write"));
   if (m.has("maxsize")) {
     int64_t n = m.num("maxsize");
     if (n <= 0 || n > (64 << 20))
