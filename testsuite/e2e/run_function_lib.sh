@@ -69,10 +69,12 @@ t "ctime out of range: SystemTap's errors" 0 $'Time too far in the future to be 
                               try { ctime(-2147483649) } catch (e) { println(e) } exit() }'
 
 # ---- argc, argv (SystemTap's argv tapset): the arguments given on the command line -------------
+# (SystemTap warns "argv is limited to 32 arguments" when given 33 or more.)
 ARGV_STP='probe begin { printf("%d", argc); for (i = 1; i <= argc; i++) printf("|%s", argv[i]); printf("\n") }
 probe kernel.trace("sched:sched_process_exec") { if (pid() == target()) { printf("%d %s %s\n", argc, argv[2], argv[33]); exit() } }'
 t "argc/argv = the command line's arguments (begin and kernel probes); 33 arguments: argv holds 32" 0 \
-  $'33|a|b c|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20|21|22|23|24|25|26|27|28|29|30|31|32|\n33 b c \n' '' -- \
+  $'33|a|b c|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20|21|22|23|24|25|26|27|28|29|30|31|32|\n33 b c \n' \
+  $'WARNING: argv is limited to 32 arguments\n' -- \
   "$UKSTAP" -e "$ARGV_STP" -c /bin/true a 'b c' $(seq 3 33)
 t "argc with no arguments: 0; -G argc=1 overrides it" 0 $'0\n1|x\n' '' -- sh -c "
   '$UKSTAP' -e 'probe begin { printf(\"%d\\n\", argc); exit() }' &&
