@@ -12,29 +12,14 @@
 #include "driver/option_checks.h"
 #include "driver/options.h"
 #include "driver/session.h"
+#include "parse_args.h"
 
 using namespace ukstap;
 
 namespace {
 
-struct Parsed {
-  Options opts;
-  CommandLine cl;
-  std::string err;
-};
-
-Parsed parse_stap(std::initializer_list<const char*> args) {
-  std::vector<std::string> storage{"ukstap"};
-  for (const char* a : args) storage.emplace_back(a);
-  std::vector<char*> argv;
-  for (auto& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  Parsed p;
-  std::ostringstream err;
-  p.cl = parse_command_line(static_cast<int>(storage.size()), argv.data(), p.opts, err);
-  p.err = err.str();
-  return p;
-}
+using Parsed = test::ParsedArgs;
+constexpr auto& parse_stap = test::parse_args;
 
 }  // namespace
 

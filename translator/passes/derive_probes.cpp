@@ -72,6 +72,19 @@ struct Context {
   const ast::ProbePoint* alias_name = nullptr;
 };
 
+// An alias's bodies around the handler: deeper aliases run their prologue first and their
+// epilogue last (both forms: `probe a = b { prologue }, { epilogue }` and `probe a += b { }`).
+void add_alias_bodies(Context& inner, const auto& entry) {
+  BodyPiece piece{entry.alias->body, entry.file};
+  if (entry.alias->body) {
+    if (entry.alias->epilogue_style)
+      inner.epilogues.push_back(piece);
+    else
+      inner.prologues.insert(inner.prologues.begin(), piece);
+  }
+  if (entry.alias->epilogue) inner.epilogues.push_back({entry.alias->epilogue, entry.file});
+}
+
 void derive(Session& s, const SymbolTable& symbols, const ast::ProbePoint& pp, Context ctx,
             int depth, std::vector<Derivation>& out);
 
@@ -111,14 +124,7 @@ bool derive_alias_suffix(Session& s, const SymbolTable& symbols, const ast::Prob
         Context inner = ctx;
         inner.chain.push_back(name);
         if (!inner.alias_name) inner.alias_name = name;
-        BodyPiece piece{entry.alias->body, entry.file};
-        if (entry.alias->body) {
-          if (entry.alias->epilogue_style)
-            inner.epilogues.push_back(piece);
-          else
-            inner.prologues.insert(inner.prologues.begin(), piece);
-        }
-        if (entry.alias->epilogue) inner.epilogues.push_back({entry.alias->epilogue, entry.file});
+        add_alias_bodies(inner, entry);
         std::vector<ast::ProbePoint*> suffixed;
         for (auto* loc : entry.alias->locations) {
           auto* q = s.arena.make<ast::ProbePoint>();
@@ -153,15 +159,7 @@ void derive(Session& s, const SymbolTable& symbols, const ast::ProbePoint& pp, C
       Context inner = ctx;
       if (inner.chain.back() != name && name->str() != pp.str()) inner.chain.push_back(name);
       if (!inner.alias_name) inner.alias_name = name;
-      BodyPiece piece{entry.alias->body, entry.file};
-      if (entry.alias->body) {
-        // Deeper aliases run their prologue first and their epilogue last.
-        if (entry.alias->epilogue_style)
-          inner.epilogues.push_back(piece);
-        else
-          inner.prologues.insert(inner.prologues.begin(), piece);
-      }
-      if (entry.alias->epilogue) inner.epilogues.push_back({entry.alias->epilogue, entry.file});
+      add_alias_bodies(inner, entry);
       size_t before = out.size();
       derive_locations(s, symbols, entry.alias->locations, inner, depth + 1, out);
       if (out.size() == before && !pp.has_wildcard() && !pp.optional)
