@@ -2,9 +2,12 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
@@ -90,7 +93,22 @@ void InputReader::read_available(const std::function<bool()>& stopping, const Ru
     }
     if (n == 0) return;  // nothing yet
     char buf[kChunk];
-    ssize_t got = ::read(STDIN_FILENO, buf, sizeof buf);
+    size_t want = sizeof buf;
+    // Read only what is there: poll's "readable" may be stale when another reader of the same
+    // pipe (the -c command, a pipeline sibling) took the bytes, and a read() then would block
+    // the event loop (rings, timers, Ctrl-C). No bytes means the end when the pipe or terminal
+    // hung up or a regular file is read to its end; otherwise try again next round.
+    int avail = 0;
+    if (::ioctl(STDIN_FILENO, FIONREAD, &avail) == 0) {
+      if (avail <= 0) {
+        struct stat st;
+        bool regular = ::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode);
+        if ((pfd.revents & (POLLHUP | POLLERR)) || regular) eof_ = true;
+        return;
+      }
+      want = std::min(want, static_cast<size_t>(avail));
+    }
+    ssize_t got = ::read(STDIN_FILENO, buf, want);
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) return;
     if (got <= 0) {  // end of input, or an error (EIO: the terminal went away)
       eof_ = true;

@@ -29,4 +29,8 @@ TEST_CASE("SDT arguments: register, memory and constant operands", "[probes][sdt
   CHECK_FALSE(parse_sdt_arg(args, 7));                      // no 7th argument
   CHECK_FALSE(parse_sdt_arg("8@(%rax,%rbx,8)", 1));           // an index register: not handled
   CHECK_FALSE(parse_sdt_arg("8@sym(%rip)", 1));               // a symbol: not handled
+  // %ah is bits 8-15 of rax (Intel SDM vol. 1 §3.4.1): the low byte of rax would be wrong.
+  CHECK_FALSE(parse_sdt_arg("1@%ah", 1));
+  CHECK_FALSE(parse_sdt_arg("-1@%dh", 1));
+  CHECK(parse_sdt_arg("1@%al", 1));
 }

@@ -21,6 +21,10 @@ void build_procfs(Session& s, const Match& m, std::vector<ResolvedPoint>& out) {
       pf.path == ".." || pf.path.size() > 200)
     throw SemanticError("procfs file name '" + pf.path + "' must be a plain file name (no '/')",
                         m.tok("procfs"));
+  // ".new.NAME" is the name the loader gives a FIFO while it replaces NAME (procfs_files.cpp).
+  if (pf.path.rfind(".new.", 0) == 0)
+    throw SemanticError("procfs file name '" + pf.path + "' is reserved ('.new.' names a file ukstap is replacing)",
+                        m.tok("procfs"));
   pf.is_write = m.has("write");
   if (m.has("maxsize")) {
     int64_t n = m.num("maxsize");

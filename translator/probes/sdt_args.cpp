@@ -13,11 +13,13 @@ namespace {
 int reg_index(std::string r) {
   if (r.empty() || r[0] != '%') return -1;
   r = r.substr(1);
-  static const char* const legacy[][5] = {
-      {"rax", "eax", "ax", "al", "ah"}, {"rbx", "ebx", "bx", "bl", "bh"},
-      {"rcx", "ecx", "cx", "cl", "ch"}, {"rdx", "edx", "dx", "dl", "dh"},
-      {"rsi", "esi", "si", "sil", ""},  {"rdi", "edi", "di", "dil", ""},
-      {"rbp", "ebp", "bp", "bpl", ""},  {"rsp", "esp", "sp", "spl", ""}};
+  // %ah..%dh (bits 8-15) are not listed: the argument reader takes a register's low bytes, so
+  // one of them would read the wrong byte; such an operand is refused (-1) instead.
+  static const char* const legacy[][4] = {
+      {"rax", "eax", "ax", "al"}, {"rbx", "ebx", "bx", "bl"},
+      {"rcx", "ecx", "cx", "cl"}, {"rdx", "edx", "dx", "dl"},
+      {"rsi", "esi", "si", "sil"}, {"rdi", "edi", "di", "dil"},
+      {"rbp", "ebp", "bp", "bpl"}, {"rsp", "esp", "sp", "spl"}};
   for (int i = 0; i < 8; ++i)
     for (const char* n : legacy[i])
       if (*n && r == n) return i;
