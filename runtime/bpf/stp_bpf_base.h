@@ -127,11 +127,15 @@ struct stp_common {
   char rec[STP_REC_CAP + STP_MAXSTRINGLEN + 16];  /* record scratch (see output.h) */
 };
 
-/* struct stp_context { struct stp_common k; LOCALS l; } and its map "stp_ctx". */
+/* struct stp_context { LOCALS l; struct stp_common k; } and its map "stp_ctx".
+ * The locals come first: BPF loads and stores take a 16-bit signed offset, and stp_common holds
+ * the runtime's scratch buffers (~30 KiB at MAXSTRINGLEN 512). Behind them every local's
+ * address needs its own register, and a probe with a few hundred temporaries then spilled past
+ * the 512-byte BPF stack. The runtime reaches k through a pointer, at small offsets. */
 #define STP_DEFINE_CONTEXT(LOCALS)                     \
   struct stp_context {                                 \
-    struct stp_common k;                               \
     LOCALS l;                                          \
+    struct stp_common k;                               \
   };                                                   \
   struct {                                             \
     __uint(type, BPF_MAP_TYPE_ARRAY);                  \
@@ -237,21 +241,27 @@ static __always_inline int stp__loop_exhausted(struct stp_common *k)
        stp__itp && (bpf_iter_num_next(stp__itp) ? 1 : stp__loop_exhausted(&(c)->k));)
 
 /* ---- probe entry / exit ----------------------------------------------------------------- */
-static __always_inline struct stp_common *stp__enter_common(void *ctxmap, int slot)
+/* The context map's value for this CPU and slot, marked busy; `koff` is where its stp_common
+ * lies (offsetof(struct stp_context, k): the context is generated after this header). */
+static __always_inline void *stp__enter_common(void *ctxmap, int slot, unsigned long koff)
 {
   struct stp_session *s = stp__session();
   struct stp_common *k;
+  char *v;
   uint32_t key;
   if (!s || s->state != STP_SESSION_RUNNING)
     return 0;
   key = bpf_get_smp_processor_id() * 2 + slot;
-  k = bpf_map_lookup_elem(ctxmap, &key);
-  if (!k || __sync_lock_test_and_set(&k->busy, 1)) {
+  v = bpf_map_lookup_elem(ctxmap, &key);
+  if (!v)
+    return 0;
+  k = (struct stp_common *)(v + koff);
+  if (__sync_lock_test_and_set(&k->busy, 1)) {
     stp__count(&s->skipped);
     return 0;
   }
   k->slot = (uint8_t)slot;
-  return k;
+  return v;
 }
 
 static __always_inline void stp__begin(struct stp_common *k, int id, int is_return, int umode)
@@ -300,7 +310,8 @@ static __always_inline void stp__leave(struct stp_common *k)
  * stp__umode_<id>(ctx) for ENTER. Locals are NOT zeroed: generated code initialises them. */
 #define STP_PROBE_ENTER(id)                                                             \
   struct stp_context *c =                                                               \
-      (struct stp_context *)stp__enter_common(&stp_ctx, stp__slot_##id);                \
+      (struct stp_context *)stp__enter_common(&stp_ctx, stp__slot_##id,                  \
+                                              __builtin_offsetof(struct stp_context, k)); \
   struct stp_globals *g;                                                                \
   if (!c)                                                                               \
     return 0;                                                                           \
