@@ -83,6 +83,13 @@ t_done() {
   [ "$T_FAILED" = 0 ]
 }
 
+# t_skip REASON: a check that cannot run here. Outside CI it is skipped visibly; under CI=true
+# (a machine with every dependency installed) it is a failure, never a skip.
+t_skip() {
+  if [ -n "${CI:-}" ]; then echo "FAIL: $1 (a skip is a failure under CI=true)"; T_FAILED=1
+  else echo "SKIP: $1"; fi
+}
+
 # t_require_root: the BPF tests need root. Outside CI a non-root run skips visibly; under
 # CI=true it is a failure, never a skip. Returns non-zero when the caller must stop.
 t_require_root() {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # BPF runtime tests (runtime/common, runtime/bpf):
-#  1. native unit test of common/stp_format.h against STAP-FORMATS.md §1/§3 (always runs);
+#  1. native unit test of common/stp_format.h against docs/STAP-FORMATS.md §1/§3 (always runs);
 #  2. for each testsuite/bpf-runtime/t_*.bpf.c, at MAXSTRINGLEN 128 and 512: compile with
 #     clang -target bpf exactly as pass 4 does, load it on this kernel (verifier), run it on
 #     getppid() and compare the decoded records with expected/<test>_<len>.out.

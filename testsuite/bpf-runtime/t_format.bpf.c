@@ -1,5 +1,5 @@
 /* Verifier + runtime test: printf with 32 arguments, sprintf with every conversion (expected
- * strings: STAP-FORMATS.md §3, checked by run-bpf-runtime.sh), %m/%M, long_to_str. */
+ * strings: docs/STAP-FORMATS.md §3, checked by run-bpf-runtime.sh), %m/%M, long_to_str. */
 #define STP_NPROBES 1
 #include "stp_runtime.h"
 

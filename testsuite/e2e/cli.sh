@@ -1,5 +1,5 @@
 #!/bin/bash
-# Command-line parsing and error paths of the driver (STAP-FORMATS.md sections 5, 6 and 8).
+# Command-line parsing and error paths of the driver (docs/STAP-FORMATS.md sections 5, 6 and 8).
 # Needs no root and no BPF: nothing here gets past pass 2.
 . "$(dirname "$0")/../e2e-lib.sh"
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # User-visible outputs of passes 1 and 2: -l, -L, -p1, -p2 and semantic errors.
 #
-# Expected texts come from STAP-FORMATS.md (sections 5, 6, 7) and from the kernel itself
+# Expected texts come from docs/STAP-FORMATS.md (sections 5, 6, 7) and from the kernel itself
 # (tracefs: `ls events/syscalls`, events/sched/sched_switch/format), never from ukstap's own
 # output. Needs tracefs, so it runs as root (as CI does); elsewhere it is skipped with a reason,
 # except under CI=true, where not being root is a failure.
@@ -35,7 +35,7 @@ if [ -z "$TRACEFS" ] || [ ! -d "$TRACEFS/events/syscalls" ]; then
   exit 1
 fi
 
-# --- -L: STAP-FORMATS.md section 6, verbatim ------------------------------------------------
+# --- -L: docs/STAP-FORMATS.md section 6, verbatim ------------------------------------------------
 t "-L syscall.getdents" 0 \
   $'syscall.getdents name:string fd:long dirp_uaddr:long count:long argstr:string\n' '' \
   -- "$UKSTAP" -L syscall.getdents
@@ -51,7 +51,7 @@ t "-l 'syscall.*' is sorted and de-duplicated" 0 '' '' \
 t "-l 'syscall.*' prints only syscall.NAME lines" 1 '' '' -- grep -Evx 'syscall\.[A-Za-z0-9_]+' "$T_TMP/list"
 
 # stap names some syscalls as users know them, not as the kernel does (its sysc_*.stp tapset;
-# STAP-FORMATS.md section 7: getdents covers getdents64, x86_64 mmap is syscall.mmap2).
+# docs/STAP-FORMATS.md section 7: getdents covers getdents64, x86_64 mmap is syscall.mmap2).
 stap_name() {
   case $1 in
     newfstat) echo fstat ;; newstat) echo stat ;; newlstat) echo lstat ;;
@@ -77,7 +77,7 @@ t "-l with a wildcard without a match" 1 '' '' -- "$UKSTAP" -l 'syscall.nosuch*'
 t "-L without a match prints nothing, exit 1" 1 '' '' -- "$UKSTAP" -L 'kernel.trace("nosuch_sys:nosuch_ev")'
 
 # --- -L of a tracepoint: its non-common fields, from the format file ---------------------------
-# Type text (STAP-FORMATS.md section 6 style): integer fields are long, fixed arrays keep their
+# Type text (docs/STAP-FORMATS.md section 6 style): integer fields are long, fixed arrays keep their
 # element type and size without spaces ("char[16]").
 fmt=$TRACEFS/events/sched/sched_switch/format
 want_ss='kernel.trace("sched:sched_switch")'

@@ -5,7 +5,7 @@
 #
 # Expected values come from SystemTap's documented semantics (string.stp: substr's 0-based start,
 # strpos -1 when absent, tokenize's sequence of non-empty tokens, strtol = the kernel's
-# simple_strtol; STAP-FORMATS.md §7 quoting and argstr rules, errno.stp's retstr), from the
+# simple_strtol; docs/STAP-FORMATS.md §7 quoting and argstr rules, errno.stp's retstr), from the
 # test program's own view of itself (testsuite/e2e/progs/fnprog.c prints getpid/gettid/getppid/
 # getuid/getgid/geteuid/getegid/comm) and, for begin probes, from the shell that runs ukstap.
 # Root only; under CI=true not being root is a failure, never a skip.

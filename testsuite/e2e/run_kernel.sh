@@ -2,7 +2,7 @@
 # Pass 3-5 with kernel-context probes (BPF): syscall tracepoints, timer.profile, uprobes, and the
 # native begin/end/timer probes reading what they filled.
 #
-# Every expectation comes from outside ukstap: STAP-FORMATS.md text (§1 histograms, §2 global
+# Every expectation comes from outside ukstap: docs/STAP-FORMATS.md text (§1 histograms, §2 global
 # display, §3 printf table, §5 errors, §7 argstr/retstr), strace's own counts, the test program's
 # own record of what it did (testsuite/e2e/progs/ktarget.c), CONFIG_HZ, and bpftool's view of the
 # kernel. Root only; under CI=true not being root is a failure, never a skip.

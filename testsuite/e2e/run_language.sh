@@ -5,10 +5,7 @@
 # (langref: a prologue runs before the handler, an epilogue after it; @defined folds to the
 # branch that resolves) and from arithmetic done here, not from ukstap's output.
 . "$(dirname "$0")/../e2e-lib.sh"
-if [ "$(id -u)" != 0 ]; then
-  if [ -n "${CI:-}" ]; then echo "FAIL: run_language needs root in CI"; T_FAILED=1; fi
-  t_done; exit
-fi
+t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
 
 # The prologue sets x to 1 before the handler, the handler sets it to 2, the epilogue sees 2.

@@ -42,7 +42,7 @@ t "HZ() in a begin-only script: the jiffies rate ($RATE/s measured)" 0 '' '' -- 
 if [ -n "$CONFIG_HZ" ]; then
   t "HZ() in a begin-only script: CONFIG_HZ ($CONFIG_HZ)" 0 "$CONFIG_HZ"$'\n' '' -- "$UKSTAP" -e "$BEGIN_ONLY"
 else
-  echo "SKIP: no kernel configuration readable (CONFIG_HZ unknown)"
+  t_skip "no kernel configuration readable (CONFIG_HZ unknown)"
 fi
 t "HZ(): the native and the BPF side agree" 0 "begin $HZ_BEGIN"$'\n'"kernel $HZ_BEGIN"$'\n' '' -- "$UKSTAP" -e "$BOTH_SIDES"
 sleep 30 & SLEEPER=$!
@@ -63,7 +63,7 @@ if [ -n "$CONFIG_HZ" ] && command -v unshare > /dev/null &&
   t "HZ() with CONFIG_HZ=$OTHER: both sides agree" 0 "begin $OTHER"$'\n'"kernel $OTHER"$'\n' '' -- \
     in_other_kernel "$UKSTAP" -e "$BOTH_SIDES"
 else
-  echo "SKIP: no kernel configuration or no mount namespaces: another HZ not simulated"
+  t_skip "no kernel configuration or no mount namespaces: another HZ not simulated"
 fi
 
 # A verifier refusal names the probe whose program failed, whatever else libbpf's messages

@@ -6,10 +6,7 @@
 # expressions in kernel-side probes. Truths: the documents, and the kernel or strace for the
 # values a probe reads.
 . "$(dirname "$0")/../e2e-lib.sh"
-if [ "$(id -u)" != 0 ]; then
-  if [ -n "${CI:-}" ]; then echo "FAIL: run_semantics needs root in CI"; T_FAILED=1; fi
-  t_done; exit
-fi
+t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
 
 # oneshot: the handler runs once, then the script ends as after exit() (end probes run, status

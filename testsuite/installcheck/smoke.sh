@@ -121,6 +121,6 @@ if command -v strace > /dev/null && [ -n "$UKSTAP_HIDE" ]; then
   }
   t "strace: no path under the source or build tree" 0 '' '' -- tree_paths
 else
-  echo "SKIP: strace check (no strace, or no tree to watch)"
+  t_skip "strace check (no strace, or no tree to watch)"
 fi
 t_done

@@ -1,6 +1,6 @@
 // Pass 2: alias/wildcard expansion, resolution, type inference and the diagnostics users see.
 // Tapsets are given inline so each test states exactly what it elaborates against; expected
-// texts come from STAP-FORMATS.md (§2, §5, §6), not from this code's output.
+// texts come from docs/STAP-FORMATS.md (§2, §5, §6), not from this code's output.
 #include <catch2/catch.hpp>
 
 #include <sstream>

@@ -81,7 +81,7 @@ bool parse_library_macros(Session& s, const SourceFile* file, MacroLibrary& lib)
 bool parse_library_macros(Session& s, const SourceFile* file, MacroLibrary& lib,
                           const PreprocEnv& env);
 
-// printf format string -> components (STAP-FORMATS.md section 3). Throws std::invalid_argument
+// printf format string -> components (docs/STAP-FORMATS.md section 3). Throws std::invalid_argument
 // ("invalid or missing conversion specifier") on a bad format.
 std::vector<ast::FormatComponent> parse_format(const std::string& fmt);
 

@@ -46,7 +46,7 @@ int check_semantics(Session& s);
 int infer_types(Session& s);
 
 // SystemTap's end-of-run display of globals the script writes but never reads: one synthetic
-// `probe end` each (STAP-FORMATS.md §2). Returns the new derived probes.
+// `probe end` each (docs/STAP-FORMATS.md §2). Returns the new derived probes.
 std::vector<DerivedProbe*> add_global_display(Session& s, const SymbolTable& symbols);
 
 // -G VAR=VALUE against the globals in use (passes/global_options.cpp).

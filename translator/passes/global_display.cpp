@@ -1,5 +1,5 @@
 // SystemTap prints, at the end of a run, every global of the user's script that some probe
-// writes and nothing reads (STAP-FORMATS.md §2). Like stap, we synthesize one `probe end` per
+// writes and nothing reads (docs/STAP-FORMATS.md §2). Like stap, we synthesize one `probe end` per
 // such global, in declaration order, written in the script language itself.
 #include <set>
 #include <sstream>

@@ -1,4 +1,4 @@
-// -p2 output, as SystemTap prints it (STAP-FORMATS.md §6): the used tapsets' embedded code,
+// -p2 output, as SystemTap prints it (docs/STAP-FORMATS.md §6): the used tapsets' embedded code,
 // globals, functions sorted by name with their locals, and the derived probes with their alias
 // chains and locals. -v adds the bodies.
 #include <ostream>
