@@ -76,6 +76,14 @@ RULES = [
      "process(\"...\"), test_support) is not installed here"),
     ("@var", "@var(\"name@file\") of a kernel global needs the kernel's DWARF debuginfo (not "
      "installed; BTF describes types and per-CPU variables only)"),
+    ("kernel write", "assigning a kernel probe's `$variable` (guru mode: change a syscall's "
+     "arguments) needs a kprobe on the function: a tracepoint's BPF program reads its "
+     "arguments and cannot change what the kernel does with them. Netfilter's `$verdict` is "
+     "the exception: it is the BPF netfilter program's return value"),
+    ("@cast type", "@cast to a type that is in no type information installed here: not in the "
+     "kernel's BTF and the probed program's DWARF is not installed (\"not installed\")"),
+    ("machine", "the .meta's -c command fails on this machine without any tracer (e.g. the "
+     "sandbox refuses to open a block device even to root)"),
 ]
 
 # Tapset aliases that SystemTap (4.8, linux runtime) builds on kprobes only, but whose event
@@ -847,16 +855,96 @@ def classify(script, meta, tapsets):
         return (False, skipped[0])
     if re.search(r'@var\s*\(\s*"[^"@]*@', text):
         return (False, "@var: kernel global needs kernel debuginfo")
+    why = kernel_write_problem(statements)
+    if why:
+        return (False, why)
+    why = cast_type_problem(text)
+    if why:
+        return (False, why)
     if cmd:
         prog = command_program(cmd)
         if prog and prog.startswith("."):
             prog = os.path.normpath(os.path.join(here, prog))
         if prog and not program_installed(prog):
             return (False, "not installed: %s (the -c command)" % prog)
+        why = machine_refuses_command(cmd, here)
+        if why:
+            return (False, why)
     ok, why = support_verdict(meta.get("test_support", ""), os.path.dirname(script), tapsets)
     if not ok:
         return (False, why)
     return (True, "")
+
+
+TARGET_WRITE = re.compile(r"\$([A-Za-z_]\w*)\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)")
+
+
+def kernel_write_problem(statements):
+    """A kernel probe's body that assigns a `$variable` (other than netfilter's `$verdict`)."""
+    for _lhs, points, body in statements:
+        kernel = [p for p, _o in points
+                  if not components(p)[0].startswith("process") and not is_lifecycle(p)]
+        if not kernel:
+            continue
+        for m in TARGET_WRITE.finditer(body):
+            if m.group(1) == "verdict" and all(p.startswith("netfilter") for p in kernel):
+                continue
+            return "kernel write: $%s = ... in %s needs a kprobe" % (m.group(1), kernel[0])
+    return None
+
+
+CAST_TYPE = re.compile(r'@cast\s*\([^,()]*(?:\([^()]*\))?[^,()]*,\s*"(?:struct\s+|union\s+)?'
+                       r'([A-Za-z_]\w*)"\s*(?:,\s*"([^"]*)")?\s*\)')
+_KERNEL_TYPES = None
+
+
+def kernel_btf_types():
+    """Struct, union and typedef names of the running kernel's BTF (bpftool)."""
+    global _KERNEL_TYPES
+    if _KERNEL_TYPES is None:
+        names = set()
+        try:
+            out = subprocess.run(["bpftool", "btf", "dump", "file", "/sys/kernel/btf/vmlinux"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                 timeout=60).stdout
+            names = set(re.findall(r"^\[\d+\] (?:STRUCT|UNION|TYPEDEF|INT) '([^']+)'", out,
+                                   re.M))
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        _KERNEL_TYPES = names
+    return _KERNEL_TYPES
+
+
+def cast_type_problem(text):
+    """@cast(p, "TYPE") (kernel module or none given) to a type the kernel's BTF lacks, unless
+    guarded by @defined: only the probed program's DWARF could have it."""
+    types = kernel_btf_types()
+    if not types:
+        return None
+    for m in CAST_TYPE.finditer(text):
+        name, module = m.group(1), m.group(2)
+        if module and not module.startswith("kernel"):
+            continue
+        if name in types or text[max(0, m.start() - 12):m.start()].rstrip().endswith("@defined("):
+            continue
+        return "not installed: type %s of @cast (not in the kernel's BTF; no DWARF has it)" % name
+    return None
+
+
+def machine_refuses_command(cmd, here):
+    """A -c command that opens a device: run it once without tracing (10 s); if the machine
+    refuses it, no tracer could be tested with it here."""
+    if "/dev/" not in cmd:
+        return None
+    try:
+        r = subprocess.run(["bash", "-c", cmd], cwd=here, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if r.returncode == 0:
+        return None
+    first = (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[0]
+    return "machine: the -c command fails without tracing: %s" % first
 
 
 def is_lifecycle(point):

@@ -78,6 +78,32 @@ t "dwarf: stripped" 0 '*' '*' -- python3 "$top/bench/compat.py" --classify-only 
   --examples "$T_TMP/ex" --tapsets "$fx/tapset" --out "$T_TMP/dwarf2.md" --only /dwarf
 t "dwarf row: stripped" 0 '*' '' -- grep -Fq \
   "| t/dwarf.stp | no: not installed: debuginfo of $T_TMP/ex/t/tiny (its \$variables need DWARF) |" "$T_TMP/dwarf2.md"
+# The rules that judge a script by what it does, on a tree written here (--classify-only):
+# assigning a kernel probe's $variable, @cast to a type the kernel's BTF lacks, a -c command that
+# fails with no tracer at all; and their negatives (netfilter's $verdict, a BTF type, a comparison).
+mkdir -p "$T_TMP/rules/t"
+rule_case() {  # rule_case NAME SCRIPT [-c COMMAND]
+  printf '%s\n' "$2" > "$T_TMP/rules/t/$1.stp"
+  printf 'title: %s\nname: %s.stp\ntest_installcheck: stap %s.stp -T 1%s\n' "$1" "$1" "$1" \
+    "${3:+ -c \"$3\"}" > "$T_TMP/rules/t/$1.meta"
+}
+rule_case kwrite 'probe kernel.trace("sched_process_exec") { $old_pid = 0 }'
+rule_case kcompare 'probe kernel.trace("sched_process_exec") { if ($old_pid == 0) println(1) }'
+rule_case nfverdict 'probe netfilter.hook("NF_INET_LOCAL_IN") { $verdict = 1 }'
+rule_case castbad 'probe kernel.trace("sched_process_exec") { println(@cast($p, "struct no_such_type_compat")->x) }'
+rule_case castok 'probe kernel.trace("sched_process_exec") { println(@cast($p, "struct task_struct")->pid) }'
+rule_case devcmd 'probe kernel.trace("sched_process_exec") { println(1) }' 'cat /dev/no-such-device-compat-test'
+t "rules: classify" 0 '*' '*' -- python3 "$top/bench/compat.py" --classify-only \
+  --examples "$T_TMP/rules" --tapsets "$fx/tapset" --out "$T_TMP/rules.md"
+t "rule kernel write" 0 '*' '' -- grep -Fq \
+  '| t/kwrite.stp | no: kernel write: $old_pid = ... in kernel.trace("sched_process_exec") needs a kprobe |' "$T_TMP/rules.md"
+t "rule kernel write: == is a read" 0 '*' '' -- grep -Eq '^\| t/kcompare.stp \| yes \|' "$T_TMP/rules.md"
+t "rule kernel write: netfilter verdict" 0 '*' '' -- grep -Eq '^\| t/nfverdict.stp \| yes \|' "$T_TMP/rules.md"
+t "rule @cast type" 0 '*' '' -- grep -Fq \
+  "| t/castbad.stp | no: not installed: type no_such_type_compat of @cast (not in the kernel's BTF; no DWARF has it) |" "$T_TMP/rules.md"
+t "rule @cast type: BTF type" 0 '*' '' -- grep -Eq '^\| t/castok.stp \| yes \|' "$T_TMP/rules.md"
+t "rule machine" 0 '*' '' -- grep -Fq \
+  "| t/devcmd.stp | no: machine: the -c command fails without tracing: cat: /dev/no-such-device-compat-test: No such file or directory |" "$T_TMP/rules.md"
 t "unknown ukstap path" 1 '' '~no executable ukstap' -- python3 "$top/bench/compat.py" \
   --ukstap /nonexistent/ukstap --examples "$fx/examples"
 t_done
