@@ -9,7 +9,8 @@ stderr ("User stacks: ... walks ended by: REASON N, ..."); GDB_OUT: gdb_syscall_
 
 A stack is complete when its pcs are one of gdb's stacks, frame for frame. Always checked: the
 walks counted by reason are the stacks printed, and "end of stack" counts exactly the complete
-ones (a walk that stopped early must say why, never "end of stack"). With --all-complete MIN:
+ones (a walk that stopped early must say why, never "end of stack"), and -v's count of frames
+found by frame pointers is the count of frames printed "(inexact)". With --all-complete MIN:
 at least MIN stacks, every one complete.
 """
 import re
@@ -33,8 +34,13 @@ def main():
     for line in open(gdb_path):
         if line.startswith("STACK "):
             truth.add(tuple(int(x, 16) for x in line.split()[1:]))
+    inexact = sum(1 for line in open(out_path) if line.rstrip().endswith(" (inexact)"))
+    fp_frames = 0
     reasons = {}
     for line in open(err_path):
+        m = re.search(r"User stacks: (\d+) frames found by frame pointers", line)
+        if m:
+            fp_frames = int(m.group(1))
         m = re.search(r"walks ended by: (.*)$", line)
         if m:
             for part in m.group(1).split(", "):
@@ -49,6 +55,8 @@ def main():
         problems.append("%d stacks printed but walks counted by reason: %s" % (len(stacks), reasons))
     if reasons.get("end of stack", 0) != complete:
         problems.append('"end of stack" %d, complete stacks %d' % (reasons.get("end of stack", 0), complete))
+    if fp_frames != inexact:
+        problems.append("-v: %d frames found by frame pointers, %d frames printed (inexact)" % (fp_frames, inexact))
     if want_all and (len(stacks) < minimum or complete != len(stacks)):
         problems.append("%d of %d stacks complete (want all, at least %d)" % (complete, len(stacks), minimum))
     if problems:
