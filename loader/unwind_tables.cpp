@@ -24,6 +24,7 @@
 #include <sstream>
 
 #include "loader/owned_files.h"
+#include "loader/table_sharing.h"
 #include "unwind-tables/table_cache.h"
 #include "loader/interrupt.h"
 #include "loader/util.h"
@@ -43,6 +44,8 @@ struct UnwindTables::Entry {
   unwind::CfiTable table;
   uint32_t first = 0;
   bool written = false;
+  std::string identity;  // table_cache.h elf_table_identity ("" unknown)
+  uint32_t same_as = 0;  // the file id whose table this file shares (table_sharing.h); 0: own
 };
 
 namespace {
@@ -206,7 +209,16 @@ bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino
   // is used for this run but not cached.
   struct stat before {}, after {};
   bool stable = file.fd() >= 0 && ::fstat(file.fd(), &before) == 0;
-  std::string key = stable ? elf_table_key(file.fd()) : "";
+  e->identity = stable ? elf_table_identity(file.fd()) : "";
+  std::string key = identity_is_cache_key(e->identity) ? e->identity : "";
+  // A file of the same content already has its table (another path, a hard link, a copy).
+  for (auto& [id, other] : files_)
+    if (!e->identity.empty() && other->identity == e->identity && !other->same_as) {
+      e->same_as = id;
+      files_[file_id] = std::move(e);
+      ++shared_;
+      return true;
+    }
   e->delta = file.fd() >= 0 ? exec_segment_delta(file.fd()) : 0;
   std::string refused;
   bool ok = !key.empty() && cache_->load(key, e->table, &refused);
@@ -225,7 +237,9 @@ bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino
   compile_ms_ += ms_since(t0);
   if (!ok || e->table.rows.empty()) {
     failed_.insert(file_id);
-    if (verbose_ > 0)
+    // A file that is no ELF at all (a #! script given to -c) is no mapping to unwind: nothing
+    // to say. An ELF file that cannot be read keeps its line.
+    if (verbose_ > 0 && (file.fd() < 0 || vma::has_elf_magic(file.fd())))
       warnings.push_back("no unwind table for " + path + (why.empty() ? "" : ": " + why));
     return false;
   }
@@ -235,6 +249,14 @@ bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino
 
 bool UnwindTables::write(Entry& e) {
   if (e.written) return true;
+  if (e.same_as) {  // the rows of the file of the same content, under this file's id
+    Entry& twin = *files_.at(e.same_as);
+    std::string why;
+    if (!pool_ || !write(twin)) return false;
+    e.written = share_table(files_fd_, inodes_fd_, twin.file_id, e.file_id, e.dev, e.ino, why);
+    if (!e.written) warnings.push_back("cannot register the unwind table of " + e.path + ": " + why);
+    return e.written;
+  }
   size_t n = e.table.rows.size();
   if (!pool_) return false;  // before load: attach() writes it
   if (used_ + n > capacity_) {
@@ -337,6 +359,11 @@ std::vector<std::string> UnwindTables::report() const {
   size_t rows = 0;
   for (auto& [id, e] : files_) {
     rows += e->table.rows.size();
+    if (e->same_as) {
+      out.push_back(e->path + ": the table of " + files_.at(e->same_as)->path + " (same content)" +
+                    (e->written ? "" : " (not loaded)"));
+      continue;
+    }
     out.push_back(unwind::coverage_line(e->path, e->table) + (e->written ? "" : " (not loaded)"));
   }
   char buf[200];
@@ -346,6 +373,9 @@ std::vector<std::string> UnwindTables::report() const {
                 files_.size(), rows, rows * kRowStride / 1024, capacity_, compiled_, from_cache_,
                 compile_ms_);
   out.push_back(buf);
+  if (shared_)
+    out.push_back("unwind tables: " + std::to_string(shared_) +
+                  " more file(s) share the table of a file of the same content");
   return out;
 }
 

@@ -78,6 +78,7 @@ class UnwindTables {
   double compile_ms_ = 0;
   std::unique_ptr<TableCache> cache_;  // compiled tables on disk, by content (table_cache.h)
   size_t from_cache_ = 0, compiled_ = 0;
+  size_t shared_ = 0;  // files given the table of a file of the same content (table_sharing.h)
   bool pool_full_warned_ = false;
   bool cache_warned_ = false;  // one warning for a cached table that is not ours and private
 };

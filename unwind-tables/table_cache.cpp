@@ -15,6 +15,7 @@
 #include "loader/owned_files.h"
 #include "loader/util.h"
 #include "unwind-tables/table_compiler.h"
+#include "vma-tracker/cfi_section.h"
 #include "vma-tracker/traced_file.h"
 
 namespace ukstap::loader {
@@ -60,13 +61,15 @@ bool hash_cfi_inputs(Elf* elf, ContentHash& h) {
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr sh;
     const char* name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : nullptr;
-    if (!name || sh.sh_type == SHT_NOBITS ||
-        (std::strcmp(name, ".eh_frame") != 0 && std::strcmp(name, ".debug_frame") != 0))
-      continue;
-    debug_frame |= name[1] == 'd';
+    sym::CfiSection kind = sym::cfi_section_kind(name);
+    if (kind == sym::CfiSection::none || sh.sh_type == SHT_NOBITS) continue;
+    debug_frame |= kind == sym::CfiSection::debug_frame;
     h.add(std::string(name));
     h.add(&sh.sh_addr, sizeof sh.sh_addr);
     h.add(&sh.sh_size, sizeof sh.sh_size);
+    // A compressed section (SHF_COMPRESSED, or .zdebug_frame) is hashed as stored: its Chdr or
+    // "ZLIB" header and zlib stream fix the bytes the compiler decompresses (cfi_section.h).
+    h.add(&sh.sh_flags, sizeof sh.sh_flags);
     for (Elf_Data* d = elf_getdata(scn, nullptr); d; d = elf_getdata(scn, d))
       if (d->d_buf) h.add(d->d_buf, d->d_size);
   }
@@ -116,17 +119,19 @@ std::string build_id_hex(Elf* e) {
 
 namespace {
 
+// `need_build_id`: "" for a file without one (the cache key); else such a file gets "-<hash>"
+// (the in-memory identity: with no build-id there is no debug file, so the hash is complete).
 template <typename Source>
-std::string table_key_of(const Source& file) {
+std::string table_key_of(const Source& file, bool need_build_id = true) {
   std::string id, key;
   with_elf(file, [&](Elf* e, const struct stat& st) {
     id = build_id_hex(e);
-    if (id.size() < 4) return false;
+    if (id.size() < 4 && (need_build_id || !id.empty())) return false;
     ContentHash h;
-    h.add(std::string("cfi-inputs-v1"));
+    h.add(std::string("cfi-inputs-v2"));  // v2: compressed .debug_frame read
     uint64_t size = st.st_size;
     h.add(&size, sizeof size);
-    if (!hash_cfi_inputs(e, h)) {
+    if (!hash_cfi_inputs(e, h) && !id.empty()) {
       // The table compiler then reads the build-id debug file's .debug_frame (if any).
       std::string dbg = "/usr/lib/debug/.build-id/" + id.substr(0, 2) + "/" + id.substr(2) + ".debug";
       h.add(std::string("debug file"));
@@ -151,6 +156,7 @@ std::string elf_build_id(const std::string& path) {
 
 std::string elf_table_key(const std::string& path) { return table_key_of(path); }
 std::string elf_table_key(int fd) { return table_key_of(fd); }
+std::string elf_table_identity(int fd) { return table_key_of(fd, false); }
 
 std::string TableCache::path_for(const std::string& id) const {
   if (dir_.empty() || id.size() < 4) return "";

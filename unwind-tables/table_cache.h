@@ -29,6 +29,16 @@ std::string elf_build_id(const std::string& path);
 std::string elf_table_key(const std::string& path);
 // The same from an open descriptor (kept open).
 std::string elf_table_key(int fd);
+// The content identity of the table compiled from the file open on `fd`: its elf_table_key
+// when it has a build-id, else "-<the same hash>" (not a cache key: without a build-id nothing
+// is cached). Files of equal identity compile to the same table, whatever their path or inode
+// (/usr/bin/git and /usr/lib/git-core/git, copies, hard links): the loader keeps one table for
+// them (loader/table_sharing.h). "" when it cannot be read.
+std::string elf_table_identity(int fd);
+// Whether `identity` is also a cache key (the file has a build-id).
+inline bool identity_is_cache_key(const std::string& identity) {
+  return !identity.empty() && identity[0] != '-';
+}
 
 class TableCache {
  public:

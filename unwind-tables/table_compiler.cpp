@@ -35,6 +35,7 @@
 
 #include "arch/stp_arch_arm64.h"
 #include "arch/stp_arch_x86_64.h"
+#include "vma-tracker/cfi_section.h"
 #include "vma-tracker/fde_ranges.h"
 #include "vma-tracker/traced_file.h"
 
@@ -374,11 +375,11 @@ void pac_ranges(Elf* elf, std::vector<sym::FdeRange>& out) {
   for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
     GElf_Shdr sh;
     const char* name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : nullptr;
-    bool eh = name && std::strcmp(name, ".eh_frame") == 0;
-    if (!name || (!eh && std::strcmp(name, ".debug_frame") != 0) || sh.sh_type == SHT_NOBITS)
-      continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (!data || !data->d_buf) continue;
+    sym::CfiSection kind = sym::cfi_section_kind(name);
+    bool eh = kind == sym::CfiSection::eh_frame;
+    if (kind == sym::CfiSection::none) continue;
+    Elf_Data* data = sym::cfi_section_data(elf, scn);  // decompressed
+    if (!data) continue;
     const uint8_t* base = static_cast<const uint8_t*>(data->d_buf);
     struct Cie {
       Dwarf_CIE cie;
@@ -464,17 +465,6 @@ std::string debug_file(Elf* elf) {
   return ::access(path.c_str(), R_OK) == 0 ? path : "";
 }
 
-bool has_section(Elf* elf, const char* want) {
-  size_t shstrndx;
-  if (elf_getshdrstrndx(elf, &shstrndx) != 0) return false;
-  for (Elf_Scn* s = elf_nextscn(elf, nullptr); s; s = elf_nextscn(elf, s)) {
-    GElf_Shdr sh;
-    const char* name = gelf_getshdr(s, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : nullptr;
-    if (name && std::strcmp(name, want) == 0 && sh.sh_type != SHT_NOBITS) return true;
-  }
-  return false;
-}
-
 // The PF_X PT_LOAD segments' [vaddr, vaddr+memsz).
 std::vector<sym::FdeRange> exec_segments(Elf* elf) {
   std::vector<sym::FdeRange> out;
@@ -547,9 +537,9 @@ bool compile_opened(ElfHandle& file, CfiTable& out, std::string& why) {
   std::vector<sym::FdeRange> ranges = sym::read_fde_ranges(file.elf);
   Dwarf_CFI* dbg_cfi = nullptr;
   ElfHandle* dbg = &file;
-  if (!has_section(file.elf, ".debug_frame")) {
+  if (!sym::has_debug_frame(file.elf)) {
     std::string dpath = debug_file(file.elf);
-    dbg = !dpath.empty() && debug.open(dpath) && has_section(debug.elf, ".debug_frame") ? &debug : nullptr;
+    dbg = !dpath.empty() && debug.open(dpath) && sym::has_debug_frame(debug.elf) ? &debug : nullptr;
     if (dbg) {
       auto more = sym::read_fde_ranges(debug.elf);
       ranges.insert(ranges.end(), more.begin(), more.end());
@@ -557,7 +547,7 @@ bool compile_opened(ElfHandle& file, CfiTable& out, std::string& why) {
                 [](const sym::FdeRange& a, const sym::FdeRange& b) { return a.start < b.start; });
     }
   }
-  if (dbg && has_section(dbg->elf, ".debug_frame")) {
+  if (dbg && sym::has_debug_frame(dbg->elf)) {
     dbg->dwarf = dwarf_begin_elf(dbg->elf, DWARF_C_READ, nullptr);
     if (dbg->dwarf) dbg_cfi = dwarf_getcfi(dbg->dwarf);
   }

@@ -1,6 +1,8 @@
 // FDE ranges from .eh_frame/.debug_frame (see fde_ranges.h).
 #include "vma-tracker/fde_ranges.h"
 
+#include "vma-tracker/cfi_section.h"
+
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
@@ -71,8 +73,8 @@ uint8_t cie_encoding(const Dwarf_CIE& cie, bool eh_frame, bool is64) {
 
 void read_section(Elf* elf, Elf_Scn* scn, bool eh_frame, std::vector<FdeRange>& out) {
   GElf_Shdr sh;
-  Elf_Data* data = elf_getdata(scn, nullptr);
-  if (!gelf_getshdr(scn, &sh) || !data || !data->d_buf || sh.sh_type == SHT_NOBITS) return;
+  Elf_Data* data = cfi_section_data(elf, scn);  // decompressed (Go's .debug_frame)
+  if (!data || !gelf_getshdr(scn, &sh)) return;
   const unsigned char* ident = reinterpret_cast<const unsigned char*>(elf_getident(elf, nullptr));
   if (!ident) return;
   bool is64 = ident[EI_CLASS] == ELFCLASS64;
@@ -110,8 +112,8 @@ std::vector<FdeRange> read_fde_ranges(Elf* elf) {
     if (!gelf_getshdr(scn, &sh)) continue;
     const char* name = elf_strptr(elf, shstrndx, sh.sh_name);
     if (!name) continue;
-    if (std::strcmp(name, ".eh_frame") == 0) read_section(elf, scn, true, out);
-    else if (std::strcmp(name, ".debug_frame") == 0) read_section(elf, scn, false, out);
+    CfiSection kind = cfi_section_kind(name);
+    if (kind != CfiSection::none) read_section(elf, scn, kind == CfiSection::eh_frame, out);
   }
   std::sort(out.begin(), out.end(), [](const FdeRange& a, const FdeRange& b) {
     return a.start != b.start ? a.start < b.start : a.end < b.end;

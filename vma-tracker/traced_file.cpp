@@ -1,5 +1,6 @@
 #include "vma-tracker/traced_file.h"
 
+#include <elf.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/syscall.h>
@@ -90,6 +91,11 @@ bool TracedFile::open(const std::string& path) {
 void TracedFile::close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+}
+
+bool has_elf_magic(int fd) {
+  unsigned char magic[SELFMAG];
+  return fd >= 0 && ::pread(fd, magic, SELFMAG, 0) == SELFMAG && std::memcmp(magic, ELFMAG, SELFMAG) == 0;
 }
 
 }  // namespace ukstap::vma

@@ -21,6 +21,12 @@ namespace ukstap::vma {
 // ("... is not a regular file (a FIFO)").
 int open_traced_file(const std::string& path, std::string& why, struct stat* st = nullptr);
 
+// Whether the file open on `fd` starts with the ELF magic (read with pread: the offset stays).
+// A file without it (a #! script run as `-c ./x.sh`, exec'd through its interpreter) is no
+// mapping anyone unwinds: callers stay silent about it, while an ELF file they cannot read is
+// an error worth a line.
+bool has_elf_magic(int fd);
+
 // Owns one such descriptor.
 class TracedFile {
  public:

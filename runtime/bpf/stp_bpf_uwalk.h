@@ -84,7 +84,7 @@ STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm
   } else {
     ok = stp_fp_fallback_step(&uw->regs, &stop);
     uw->inexact = 1;  /* this frame and all above it */
-    uw->fp_frames++;
+    uw->fp_frames += ok;  /* frames found, not steps tried (-v's count of inexact frames) */
   }
   if (!ok) {
     uw->stop = stop;

@@ -194,7 +194,8 @@ STP_UNWIND_INLINE int stp_fp_fallback_step(struct stp_uregs *r, uint32_t *stop)
   st.stop = STP_STOP_END;
   st.pad = 0;
   if (!stp_fp_step(&st, &ra)) {
-    *stop = st.stop;
+    /* fp 0 or RA 0 ends the chain, not (provably) the stack: stp_stack_abi.h */
+    *stop = st.stop == STP_STOP_END ? (uint32_t)STP_STOP_FP_END : st.stop;
     return 0;
   }
   r->pc = ra;

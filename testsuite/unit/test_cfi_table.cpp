@@ -352,6 +352,24 @@ TEST_CASE("CFI rows from .debug_frame match readelf", "[cfi]") {
   CHECK(t.stats.invalid == 0);
 }
 
+TEST_CASE("CFI rows from a compressed .debug_frame match readelf", "[cfi]") {
+  // Go's linker and ld --compress-debug-sections write .debug_frame compressed: SHF_COMPRESSED
+  // (zlib) or as .zdebug_frame (zlib-gnu). readelf decompresses both; read raw, they held no FDE.
+  TempDir dir;
+  for (const char* how : {"zlib", "zlib-gnu"}) {
+    std::string prog = build(dir, std::string("prog-") + how,
+                             std::string("-g -fno-asynchronous-unwind-tables -Wl,--compress-debug-sections=") + how);
+    INFO(how);
+    REQUIRE(section(prog, std::string(how) == "zlib" ? ".debug_frame" : ".zdebug_frame").size > 0);
+    CfiTable t = compile_ok(prog);
+    compare_with_readelf(prog, t, 1);
+    uint64_t a = symbol(prog, "vla");
+    REQUIRE(a);
+    REQUIRE(find_row(t, a));
+    CHECK(find_row(t, a)->cfa_kind == STP_CFA_SP);
+  }
+}
+
 TEST_CASE("CFI rows of libc match readelf", "[cfi]") {
   CfiTable t = compile_ok(kLibc);
   // ~3700 FDEs: every 18th gives ~200, spread over the whole file.

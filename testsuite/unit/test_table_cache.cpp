@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 #include <fstream>
 #include <string>
 
@@ -13,7 +15,9 @@
 #include "unwind-tables/table_compiler.h"
 
 using ukstap::loader::elf_build_id;
+using ukstap::loader::elf_table_identity;
 using ukstap::loader::elf_table_key;
+using ukstap::loader::identity_is_cache_key;
 using ukstap::loader::TableCache;
 using ukstap::test::run;
 using ukstap::test::sh;
@@ -162,6 +166,43 @@ TEST_CASE("table cache: the key is the file's CFI, not the build-id it claims", 
   CHECK(same_table(x, lt));
   REQUIRE(cache.load(dkey, x));
   CHECK(same_table(x, dt));
+}
+
+namespace {
+std::string identity_of(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  std::string id = fd >= 0 ? elf_table_identity(fd) : "";
+  if (fd >= 0) ::close(fd);
+  return id;
+}
+}  // namespace
+
+TEST_CASE("table identity: content, not path or build-id; compressed .debug_frame hashed", "[table_cache]") {
+  // The loader gives one table to every file of the same identity (loader/table_sharing.h).
+  TempDir dir("tcache");
+  dir.write("p.c", "#include <unistd.h>\nint main(void) { return getppid() < 0; }\n");
+  std::string a = dir / "a", b = dir / "b", z = dir / "z", z2 = dir / "z2";
+  // No build-id (Go's linker writes none): no cache key, still an identity, equal for a copy.
+  REQUIRE(sh("gcc -O2 -Wl,--build-id=none -o '" + a + "' '" + dir / "p.c" + "' && cp '" + a + "' '" + b + "'"));
+  CHECK(elf_table_key(a).empty());
+  std::string ia = identity_of(a);
+  CHECK(ia.size() > 10);
+  CHECK_FALSE(identity_is_cache_key(ia));
+  CHECK(identity_of(b) == ia);
+  // With a build-id the identity is the cache key.
+  REQUIRE(sh("gcc -O2 -g -fno-asynchronous-unwind-tables -Wl,--build-id -Wl,--compress-debug-sections=zlib -o '" +
+             z + "' '" + dir / "p.c" + "' && cp '" + z + "' '" + z2 + "'"));
+  CHECK(identity_of(z) == elf_table_key(z));
+  CHECK(identity_is_cache_key(identity_of(z)));
+  // One byte of the compressed .debug_frame changed (readelf's section offset, past its Chdr):
+  // another key, although the build-id is the same.
+  std::string off = run("readelf -SW '" + z +
+                        "' | sed -n 's/.* \\.debug_frame  *PROGBITS  *[0-9a-f]*  *\\([0-9a-f]*\\) .*/\\1/p'");
+  REQUIRE(!off.empty());
+  REQUIRE(sh("printf '\\377' | dd of='" + z2 + "' bs=1 seek=$((0x" + off.substr(0, off.find('\n')) +
+             " + 40)) conv=notrunc status=none"));
+  CHECK(readelf_build_id(z2) == readelf_build_id(z));
+  CHECK(elf_table_key(z2) != elf_table_key(z));
 }
 
 TEST_CASE("table cache: a file not ours and private is not read", "[table_cache]") {
