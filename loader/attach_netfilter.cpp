@@ -9,11 +9,16 @@
 #include <bpf/libbpf.h>
 
 #include <cerrno>
+#include <climits>
 
 #include "loader/attach.h"
 #include "loader/netfilter_abi.h"
 
 namespace ukstap::loader {
+
+namespace {
+constexpr int kPriorityTries = 256;  // places tried after the point's own priority is taken
+}  // namespace
 
 void prepare_netfilter_program(struct bpf_program* prog) {
   bpf_program__set_type(prog, static_cast<enum bpf_prog_type>(netfilter_abi::kProgTypeNetfilter));
@@ -33,7 +38,16 @@ bool attach_netfilter(AttachContext& cx, const probes::NetfilterPoint& nf,
   attr.pf = nf.pf;
   attr.hooknum = nf.hooknum;
   attr.priority = nf.priority;
-  int fd = static_cast<int>(::syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof attr));
+  // The kernel keeps one BPF program per (pf, hook, priority) and answers EBUSY for a second
+  // (net/netfilter/core.c). SystemTap runs hooks of equal priority in registration order:
+  // the same here, each next probe one place later (netfilter.*.* hooks netfilter.ip.X and
+  // netfilter.ipv4.X on the same point; another tool's program may hold the place too).
+  int fd = -1;
+  for (int step = 0; step < kPriorityTries; ++step) {
+    fd = static_cast<int>(::syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof attr));
+    if (fd >= 0 || errno != EBUSY || attr.priority >= INT_MAX - 1) break;
+    ++attr.priority;
+  }
   if (fd < 0) return false;
   cx.link_fds->push_back(fd);
   return true;

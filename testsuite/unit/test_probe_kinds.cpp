@@ -89,7 +89,8 @@ TEST_CASE("probe kinds: one table row per kind, in order, with the side each run
   }
   // The names messages have always used for the families.
   CHECK(names == std::set<std::string>{"begin", "end", "error", "never", "timer", "tracepoint",
-                                       "process", "uprobe", "perf", "procfs", "input"});
+                                       "process", "uprobe", "perf", "procfs", "input",
+                                       "netfilter"});
   // A point's kind is the alternative it holds.
   CHECK(probes::FamilyPoint(probes::EndPoint{}).kind() == ProbeKind::End);
   CHECK(probes::FamilyPoint(probes::PerfPoint{}).kind() == ProbeKind::Perf);
@@ -110,6 +111,7 @@ TEST_CASE("probe kinds: one table row per kind, in order, with the side each run
   CHECK_FALSE(probes::FamilyPoint(probes::PerfPoint{}).native());
   CHECK(probes::FamilyPoint(probes::ProcfsPoint{}).native());  // a FIFO served in user space
   CHECK(probes::FamilyPoint(probes::InputPoint{}).native());  // the loader reads stdin
+  CHECK_FALSE(probes::FamilyPoint(probes::NetfilterPoint{}).native());  // a BPF netfilter program
 }
 
 TEST_CASE("tracepoint fields and id: tracefs's own files", "[probes][kinds][tracepoint]") {
