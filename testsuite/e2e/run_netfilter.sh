@@ -11,6 +11,7 @@ set -u
 t_require_root || { t_done; exit; }
 
 SEND="python3 $(dirname "$0")/netfilter_udp.py send"
+REFUSED="python3 $(dirname "$0")/netfilter_udp.py refused"
 # Ports of our own, away from the ephemeral range's start; other tests' traffic is filtered out.
 SP=$((40000 + $$ % 10000)) DP=$((40000 + $$ % 10000 + 1))
 PAYLOAD="ukstap-nf-$$"
@@ -20,15 +21,18 @@ N=${#PAYLOAD}
 # netfilter.ipv4.local_in and netfilter.ip.local_in hook the same point (the kernel takes one
 # BPF program per place: the second goes one priority later); $skb->len is length; $hooknum is
 # NF_INET_LOCAL_IN (1); the payload is the end of data_hex (20 + 8 header bytes before it).
-# IPv6: a 40-byte header; addresses as format_ipaddr prints them. One run sends both.
+# IPv6: a 40-byte header; addresses as format_ipaddr prints them. TCP flags: a connect to a
+# port where nothing listens is a SYN, answered by RST+ACK (RFC 793). One run sends all three.
 V='probe netfilter.ipv4.local_in, netfilter.ip.local_in {
-  if (dport != '$DP' || family != 2) next
+  if (dport != '$DP' || family != 2 || protocol != ipproto_udp) next
   printf("%s %s %s %d>%d proto %d len %d %d hook %d dev %s verdict %d\n", pn(), pf, saddr, sport,
          dport, protocol, length, $skb->len, $hooknum, indev_name, $verdict)
   printf("%s %d\n", substr(data_hex, 56, 2 * '$N'), family)
 }
 probe netfilter.ipv6.post_routing { if (dport == '$DP') printf("%s %s %s %d>%d %d %d %s\n", pf,
-  saddr, daddr, sport, dport, protocol, length, outdev_name) }'
+  saddr, daddr, sport, dport, protocol, length, outdev_name) }
+probe netfilter.ipv4.local_out { if (protocol == ipproto_tcp && (dport == '$DP' || sport == '$DP'))
+  printf("tcp %d>%d syn %d ack %d rst %d fin %d psh %d urg %d\n", sport, dport, syn, ack, rst, fin, psh, urg) }'
 ONE=0000:0000:0000:0000:0000:0000:0000:0001
 t "netfilter.ipv4.local_in, netfilter.ip.local_in, netfilter.ipv6.post_routing: as sent" 0 \
 "netfilter.ipv4.local_in ipv4 127.0.0.1 $SP>$DP proto 17 len $((28 + N)) $((28 + N)) hook 1 dev lo verdict 1
@@ -36,7 +40,9 @@ $HEX 2
 netfilter.ip.local_in ipv4 127.0.0.1 $SP>$DP proto 17 len $((28 + N)) $((28 + N)) hook 1 dev lo verdict 1
 $HEX 2
 ipv6 $ONE $ONE $SP>$DP 17 $((48 + N)) lo
-" '' -- "$UKSTAP" -e "$V" -c "$SEND 4 $SP $DP $PAYLOAD $T_TMP/rx && $SEND 6 $SP $DP $PAYLOAD $T_TMP/rx6"
+tcp $SP>$DP syn 1 ack 0 rst 0 fin 0 psh 0 urg 0
+tcp $DP>$SP syn 0 ack 1 rst 1 fin 0 psh 0 urg 0
+" '' -- "$UKSTAP" -e "$V" -c "$SEND 4 $SP $DP $PAYLOAD $T_TMP/rx && $SEND 6 $SP $DP $PAYLOAD $T_TMP/rx6 && $REFUSED $SP $DP"
 t "... and the receivers got them" 0 "received $N
 received $N
 " '' -- cat "$T_TMP/rx" "$T_TMP/rx6"
