@@ -117,8 +117,8 @@ void build_netfilter(Session& s, const Match& m, std::vector<ResolvedPoint>& out
                             "strictly between NF_IP_PRI_FIRST and NF_IP_PRI_LAST)",
                         m.tok("priority"));
   // BPF netfilter links accept NFPROTO_IPV4 and NFPROTO_IPV6 only (Linux 6.4 to 6.18: the
-  // kernel answers EAFNOSUPPORT for every other family; measured on 6.18, docs in
-  // /work/notes/nf.md). SystemTap's kernel module could hook ARP and bridge packets.
+  // kernel answers EAFNOSUPPORT for every other family, measured on 6.18 by linking at every
+  // pf and hook). SystemTap's kernel module could hook ARP and bridge packets.
   if (!inet)
     nf.unservable = nf.pf_name + " hooks cannot be served: the kernel's BPF netfilter links "
                     "(BPF_PROG_TYPE_NETFILTER) accept only NFPROTO_IPV4 and NFPROTO_IPV6, and "
