@@ -43,6 +43,7 @@ constexpr Row kAttach[] = {
     {probes::ProbeKind::Perf, typed<probes::PerfPoint, attach_perf>},
     {probes::ProbeKind::Procfs, nullptr},  // a FIFO the loader serves (procfs_files.h)
     {probes::ProbeKind::Input, nullptr},  // read from stdin by the loader (input_reader.h)
+    {probes::ProbeKind::Netfilter, typed<probes::NetfilterPoint, attach_netfilter>},
 };
 constexpr bool rows_in_order() {
   for (size_t i = 0; i < std::size(kAttach); ++i)

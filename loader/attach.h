@@ -29,6 +29,7 @@ struct AttachContext {
   std::vector<struct bpf_link*>* links = nullptr;
   std::vector<int>* perf_fds = nullptr;    // perf event fds no link took
   std::vector<int>* event_refs = nullptr;  // extra tracepoint references (event_closer.h)
+  std::vector<int>* link_fds = nullptr;    // BPF links made with bpf(2), no libbpf object
 };
 
 // Attaches `prog`, the BPF program of kernel probe `p`. False with errno set when it cannot
@@ -46,6 +47,12 @@ bool attach_uprobe(AttachContext& cx, const probes::UprobePoint& u, const codege
                    struct bpf_program* prog);
 bool attach_perf(AttachContext& cx, const probes::PerfPoint& e, const codegen::ProbeInfo& p,
                  struct bpf_program* prog);
+
+bool attach_netfilter(AttachContext& cx, const probes::NetfilterPoint& nf,
+                      const codegen::ProbeInfo& p, struct bpf_program* prog);
+// Before the object is loaded: the program type libbpf cannot guess from the section name
+// (netfilter_abi.h).
+void prepare_netfilter_program(struct bpf_program* prog);
 
 // Shared by perf and timer.profile (attach_perf.cpp): opens `attr` for the target process
 // (per_process: inherited by its children) or on every online CPU, and links `prog` to each.

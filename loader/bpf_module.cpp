@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "codegen/module_info.h"
+#include "loader/attach.h"
 #include "loader/module_sum.h"
 #include "loader/native_abi.h"
 
@@ -180,6 +181,7 @@ const codegen::ProbeInfo* BpfModule::choose_programs(
       bpf_program__set_autoload(prog, false);
       continue;
     }
+    if (it->second->family.is(probes::ProbeKind::Netfilter)) loader::prepare_netfilter_program(prog);
     auto* perf = it->second->family.get<probes::PerfPoint>();
     if (perf && !perf->unavailable_reason.empty()) return it->second;
   }

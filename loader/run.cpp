@@ -112,6 +112,7 @@ class Runner {
   std::vector<struct bpf_link*> links_;
   std::vector<int> perf_fds_;
   std::vector<int> event_refs_;  // one more reference to each linked perf event (event_closer.h)
+  std::vector<int> link_fds_;    // BPF links made with bpf(2) (attach_netfilter.cpp)
   std::string tracefs_;
   loader::BpfRunStats bpf_stats_;  // -vv
   struct ring_buffer* rb_ = nullptr;
@@ -252,6 +253,7 @@ bool Runner::attach_all() {
   cx.links = &links_;
   cx.perf_fds = &perf_fds_;
   cx.event_refs = &event_refs_;
+  cx.link_fds = &link_fds_;
   struct bpf_program* prog;
   bpf_object__for_each_program(prog, obj_) {
     int id = -1;
@@ -345,6 +347,8 @@ void Runner::event_loop() {
 // `probe syscall.* { }` took 30 s to exit. Destroyed from many threads at once, the waits
 // overlap (bench/compare.py item 3, docs/BENCHMARKS.md).
 void Runner::detach() {
+  for (int fd : link_fds_) ::close(fd);  // netfilter links: unregistered at once
+  link_fds_.clear();
   const size_t n = links_.size() + perf_fds_.size();
   std::atomic<size_t> next{0};
   auto work = [&] {

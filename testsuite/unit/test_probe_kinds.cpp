@@ -3,6 +3,8 @@
 // format and id files parsed here, nm and readelf on binaries compiled here, <linux/
 // perf_event.h>'s constants and <sys/syscall.h>'s numbers. And the loader's attach table
 // (loader/attach.h) for what needs no BPF: the kinds that have nothing to attach.
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv6.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -89,7 +91,8 @@ TEST_CASE("probe kinds: one table row per kind, in order, with the side each run
   }
   // The names messages have always used for the families.
   CHECK(names == std::set<std::string>{"begin", "end", "error", "never", "timer", "tracepoint",
-                                       "process", "uprobe", "perf", "procfs", "input"});
+                                       "process", "uprobe", "perf", "procfs", "input",
+                                       "netfilter"});
   // A point's kind is the alternative it holds.
   CHECK(probes::FamilyPoint(probes::EndPoint{}).kind() == ProbeKind::End);
   CHECK(probes::FamilyPoint(probes::PerfPoint{}).kind() == ProbeKind::Perf);
@@ -110,6 +113,7 @@ TEST_CASE("probe kinds: one table row per kind, in order, with the side each run
   CHECK_FALSE(probes::FamilyPoint(probes::PerfPoint{}).native());
   CHECK(probes::FamilyPoint(probes::ProcfsPoint{}).native());  // a FIFO served in user space
   CHECK(probes::FamilyPoint(probes::InputPoint{}).native());  // the loader reads stdin
+  CHECK_FALSE(probes::FamilyPoint(probes::NetfilterPoint{}).native());  // a BPF netfilter program
 }
 
 TEST_CASE("tracepoint fields and id: tracefs's own files", "[probes][kinds][tracepoint]") {
@@ -363,6 +367,18 @@ TEST_CASE("codegen per kind: runtime macro, side, typed fields to pass 5", "[cod
     CHECK(t.probe(5).family.get<probes::PerfPoint>()->config == PERF_COUNT_SW_CPU_CLOCK);
     CHECK(t.module->has_native_probes);
     CHECK(t.module->has_kernel_probes);
+  }
+  {
+    // netfilter: a BPF netfilter program (runtime/bpf/stp_bpf_netfilter.h) with its point's
+    // numbers for the loader's link; $hooknum is the point's hook.
+    Translated t("global n probe netfilter.pf(\"NFPROTO_IPV6\").hook(\"NF_IP6_LOCAL_OUT\") "
+                 "{ n += $hooknum }");
+    CHECK(t.has("STP_PROBE_NETFILTER(0)"));
+    CHECK_FALSE(t.probe(0).native);
+    CHECK(t.has("((int64_t)" + std::to_string(NF_IP6_LOCAL_OUT) + ")"));
+    REQUIRE(t.probe(0).family.get<probes::NetfilterPoint>());
+    CHECK(t.probe(0).family.get<probes::NetfilterPoint>()->pf == NFPROTO_IPV6);
+    CHECK(t.probe(0).family.get<probes::NetfilterPoint>()->hooknum == NF_IP6_LOCAL_OUT);
   }
   if (geteuid() != 0) {
     ukstap::test::skip_outside_ci("the tracepoint half: tracefs needs root");

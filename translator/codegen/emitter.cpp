@@ -316,6 +316,12 @@ class BodyEmitter : public ast::Visitor {
       line("stp_procfs_set(c, " + value + ");");
       return "stp_procfs_value(c)";
     }
+    if (is_netfilter_var(lhs, "$verdict")) {  // the program's return value
+      line("STP_SET_LOC(c, " + std::to_string(em_.location(lhs->tok)) + ");");
+      line("STP_NF_SET_VERDICT(c, " + value + ");");
+      check_error();
+      return "STP_NF_VERDICT(c)";
+    }
     if (dynamic_cast<ast::TargetSymbol*>(lhs)) unsupported("writing a target variable", lhs->tok);
     throw TranslateError("not an lvalue", lhs->tok);
   }
@@ -543,11 +549,31 @@ class BodyEmitter : public ast::Visitor {
            probe_->family.is(probes::ProbeKind::Procfs);
   }
 
+  // A netfilter probe's plain $name (probes/netfilter_family.cpp); members are kernel_values'.
+  bool is_netfilter_var(ast::Expression* e, const char* name) const {
+    auto* t = dynamic_cast<ast::TargetSymbol*>(e);
+    return t && !native_ && t->name == name && t->components.empty() && !t->addressof &&
+           probe_ && probe_->family.is(probes::ProbeKind::Netfilter);
+  }
+
   void visit(ast::TargetSymbol& e) override {
     if (is_procfs_value(&e)) {
       value_ = "stp_procfs_value(c)";
       return;
     }
+    if (is_netfilter_var(&e, "$verdict")) {
+      value_ = "STP_NF_VERDICT(c)";
+      return;
+    }
+    if (is_netfilter_var(&e, "$hooknum")) {
+      value_ = "((int64_t)" + std::to_string(probe_->family.get<probes::NetfilterPoint>()->hooknum) + ")";
+      return;
+    }
+    for (const char* v : {"$skb", "$in", "$out"})
+      if (is_netfilter_var(&e, v)) {
+        value_ = std::string("STP_NF_") + (v[1] == 's' ? "SKB" : v[1] == 'i' ? "IN" : "OUT") + "(c)";
+        return;
+      }
     if (!native_) {
       KernelSink sink(*this);
       if (auto v = kernel_target_value(probe_, e, sink)) {
@@ -975,6 +1001,9 @@ class BodyEmitter : public ast::Visitor {
       else if (cv == 'c')
         line("stp_sfmt_char(c, " + t + ", " + v + ", " + flag_bits(comp.flag) + ", " + width +
              ");");
+      else if ((cv == 'm' || cv == 'M') && !native_)  // prec bytes of kernel memory at v
+        line("stp_sfmt_mem(c, " + t + ", " + v + ", " + char_lit(cv) + ", " +
+             flag_bits(comp.flag) + ", " + width + ", " + prec + ");");
       else
         line("stp_sfmt_long(c, " + t + ", " + v + ", " + char_lit(cv) + ", " +
              flag_bits(comp.flag) + ", " + width + ", " + prec + ");");
@@ -1461,6 +1490,8 @@ std::string Emitter::probe_macro(const DerivedProbe& p, int id) {
       }
       break;
     }
+    case ProbeKind::Netfilter:  // runtime/bpf/stp_bpf_netfilter.h; the kind's one program type
+      return "STP_PROBE_NETFILTER(" + ids + ")";
     case ProbeKind::Begin:  // native (above); never: not emitted. No default: -Wswitch
     case ProbeKind::End:    // names a new kind without its case here.
     case ProbeKind::Error:

@@ -7,6 +7,9 @@ namespace ukstap::codegen {
 
 std::optional<std::string> kernel_target_value(const DerivedProbe* p, const ast::TargetSymbol& e,
                                                btf::CodeSink& sink) {
+  if (auto st = passes::netfilter_target_start(p, e))  // $skb->len in a netfilter probe
+    return btf::walk_access(passes::kernel_btf_or_throw(e.tok), *st, e.components, e.addressof,
+                            e.tok, &sink, e.type == ast::Type::String).value;
   const auto* tp = p ? p->family.get<probes::TracepointPoint>() : nullptr;
   if (!tp) return std::nullopt;
   const auto* a = passes::tracepoint_btf_arg(*tp, e.name);

@@ -239,11 +239,42 @@ bool point_matches(const ast::ProbePoint& pattern, const ast::ProbePoint& name) 
   return match_from(pattern, 0, name, 0);
 }
 
+// Points this kernel cannot serve (probes::NetfilterPoint::unservable): under a wildcard
+// (`netfilter.*.*`) they are left out when others remain, said with -v; otherwise the first
+// one's reason is the error.
+void drop_unservable(Session& s, const ast::ProbePoint& written, std::vector<Derivation>& out,
+                     size_t before) {
+  auto why = [](const Derivation& d) -> const std::string* {
+    auto* nf = d.resolved.family.get<probes::NetfilterPoint>();
+    return nf && !nf->unservable.empty() ? &nf->unservable : nullptr;
+  };
+  const std::string* first = nullptr;
+  size_t servable = 0;
+  for (size_t i = before; i < out.size(); ++i) {
+    if (const std::string* w = why(out[i])) first = first ? first : w;
+    else ++servable;
+  }
+  if (!first) return;
+  if (!written.has_wildcard() || servable == 0) throw SemanticError(*first, written.tok);
+  std::vector<Derivation> kept(out.begin(), out.begin() + before);
+  for (size_t i = before; i < out.size(); ++i) {
+    if (!why(out[i])) {
+      kept.push_back(std::move(out[i]));
+      continue;
+    }
+    if (s.opts.verbose > 0)
+      s.diag.stream() << "skipping " << out[i].resolved.point->str() << " (matched by "
+                      << written.str() << "): " << *why(out[i]) << "\n";
+  }
+  out.swap(kept);
+}
+
 void derive_points(Session& s, const SymbolTable& symbols, const ast::ProbePoint& written,
                    std::vector<Derivation>& out) {
   size_t before = out.size();
   try {
     derive(s, symbols, written, Context{}, 0, out);
+    drop_unservable(s, written, out, before);
   } catch (const SemanticError& e) {
     if (written.optional) {
       out.resize(before);

@@ -52,8 +52,38 @@ ast::Type field_components_type(const probes::TraceField& f, const ast::TargetSy
 
 }  // namespace
 
+std::optional<btf::AccessStart> netfilter_target_start(const DerivedProbe* p, const ast::TargetSymbol& e) {
+  if (!p || !p->family.is(probes::ProbeKind::Netfilter) || (e.components.empty() && !e.addressof))
+    return std::nullopt;
+  const char* type = e.name == "$skb" ? "struct sk_buff"
+                     : e.name == "$in" || e.name == "$out" ? "struct net_device"
+                                                          : nullptr;
+  if (!type) return std::nullopt;
+  const btf::KernelBtf& k = kernel_btf_or_throw(e.tok);
+  btf::AccessStart st;
+  st.what = e.name;
+  st.points_to = k.find_type(type);
+  if (!st.points_to) throw SemanticError(std::string("kernel type '") + type + "' is not in BTF", e.tok);
+  // runtime/bpf/stp_bpf_netfilter.h: the pointers of the program's struct bpf_nf_ctx.
+  st.value = e.name == "$skb" ? "STP_NF_SKB(c)" : e.name == "$in" ? "STP_NF_IN(c)" : "STP_NF_OUT(c)";
+  return st;
+}
+
 bool kernel_target_type(const DerivedProbe& p, const ast::TargetSymbol& e, bool quiet, ast::Type& out,
                         bool* char_array) {
+  if (p.family.is(probes::ProbeKind::Netfilter)) {
+    try {
+      auto st = netfilter_target_start(&p, e);
+      if (!st) return false;
+      auto r = btf::walk_access(kernel_btf_or_throw(e.tok), *st, e.components, e.addressof, e.tok, nullptr);
+      out = r.type;
+      if (char_array) *char_array = r.char_array;
+    } catch (const SemanticError&) {
+      if (!quiet) throw;
+      out = ast::Type::Unknown;
+    }
+    return true;
+  }
   const auto* tp = p.family.get<probes::TracepointPoint>();
   if (!tp) return false;
   const probes::TraceField* f = tracepoint_field(*tp, e.name);

@@ -3,6 +3,7 @@
 // tracepoint probes read their C arguments from BTF (tp_btf) rather than the event's record.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "ast/ast.h"
@@ -19,6 +20,10 @@ const probes::TraceField* tracepoint_field(const probes::TracepointPoint& tp, co
 // (char array indexing). Returns false when it is not one (the caller's plain lookup applies).
 // `quiet` (for @defined): a failure sets Unknown instead of throwing.
 // `char_array` (may be null): set when the access ends at a char array (Session::kernel_char_arrays).
+// A netfilter probe's $skb, $in or $out with members or & (`$skb->len`): where it starts, the
+// pointer's BTF type ("struct sk_buff"); nullopt for any other target.
+std::optional<btf::AccessStart> netfilter_target_start(const DerivedProbe* p, const ast::TargetSymbol& e);
+
 bool kernel_target_type(const DerivedProbe& p, const ast::TargetSymbol& e, bool quiet, ast::Type& out,
                         bool* char_array = nullptr);
 

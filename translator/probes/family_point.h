@@ -149,12 +149,27 @@ struct InputPoint {
   Unit unit = Unit::Char;
 };
 
+// netfilter.hook("HOOK").pf("PF")[.priority("PRIO")] and netfilter.pf(...).hook(...)[...]
+// (stapprobes "NETFILTER HOOKS"): a BPF_PROG_TYPE_NETFILTER program linked at (pf, hooknum,
+// priority); its return value is the packet's verdict ($verdict). Numbers are the kernel's
+// (uapi linux/netfilter.h NFPROTO_*, NF_INET_*/NF_ARP_*/NF_BR_*).
+struct NetfilterPoint {
+  std::string pf_name;    // "NFPROTO_IPV4", as written
+  std::string hook_name;  // "NF_INET_LOCAL_IN", as written
+  uint32_t pf = 0;        // NFPROTO_*
+  uint32_t hooknum = 0;   // the hook's number within its family
+  int32_t priority = 0;   // .priority("P"): a number or NF_IP_PRI_* / NF_IP6_PRI_*; default 0
+  // Non-empty: the kernel cannot serve this point (BPF netfilter links take NFPROTO_IPV4 and
+  // NFPROTO_IPV6 only): under a wildcard the point is left out, else pass 2 says this.
+  std::string unservable;
+};
+
 // One of the structs above; the alternative's index is its ProbeKind.
 class FamilyPoint {
  public:
   using Variant = std::variant<BeginPoint, EndPoint, ErrorPoint, NeverPoint, TimerPoint,
                                TracepointPoint, ProcessPoint, UprobePoint, PerfPoint,
-                               ProcfsPoint, InputPoint>;
+                               ProcfsPoint, InputPoint, NetfilterPoint>;
 
   FamilyPoint() = default;  // Begin, priority 0: callers always assign a real one
   template <class T>
@@ -192,6 +207,9 @@ static_assert(std::is_same_v<std::variant_alternative_t<static_cast<size_t>(Prob
 static_assert(std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ProbeKind::Input),
                                                        FamilyPoint::Variant>,
                              InputPoint>);
+static_assert(std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ProbeKind::Netfilter),
+                                                       FamilyPoint::Variant>,
+                             NetfilterPoint>);
 static_assert(std::is_same_v<std::variant_alternative_t<static_cast<size_t>(ProbeKind::Timer),
                                                        FamilyPoint::Variant>,
                              TimerPoint>);

@@ -20,6 +20,7 @@ constexpr ProbeKindInfo kKinds[] = {
     {ProbeKind::Perf, "perf", Side::Kernel},
     {ProbeKind::Procfs, "procfs", Side::Native},
     {ProbeKind::Input, "input", Side::Native},
+    {ProbeKind::Netfilter, "netfilter", Side::Kernel},
 };
 static_assert(std::size(kKinds) == kProbeKindCount);
 

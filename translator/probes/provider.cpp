@@ -122,6 +122,7 @@ const std::vector<Pattern>& all_patterns() {
     add_perf_patterns(v);
     add_procfs_patterns(v);
     add_input_patterns(v);
+    add_netfilter_patterns(v);
     return v;
   }();
   return patterns;
@@ -131,8 +132,8 @@ namespace {
 
 // Families this kernel or this tool cannot serve; their first functor still counts as built-in
 // so the elaborator hands them to us and the user gets the reason.
-const std::set<std::string> kUnservedFamilies = {"kprobe", "module", "netfilter",
-                                                 "java",   "python2", "python3", "hwbreakpoint"};
+const std::set<std::string> kUnservedFamilies = {"kprobe", "module", "java", "python2",
+                                                 "python3", "hwbreakpoint"};
 
 bool kind_ok(ArgKind k, const ast::Expression* e) {
   switch (k) {
@@ -269,7 +270,7 @@ void reject_unserved(const ast::ProbePoint& pp) {
                               instead_text(),
                           tok);
   }
-  if (f == "netfilter" || f == "hwbreakpoint")
+  if (f == "hwbreakpoint")
     throw SemanticError(f + " probes need a loadable kernel module, and this kernel has no "
                             "loadable modules (ukstap runs probes as BPF programs)",
                         tok);
