@@ -50,7 +50,7 @@ struct UnwindTables::Entry {
 namespace {
 
 constexpr size_t kMiB = 1024 * 1024;
-constexpr size_t kChunkBytes = (size_t)STP_CFI_CHUNK * sizeof(stp_cfi_crow);
+constexpr size_t kChunkBytes = (size_t)STP_CFI_CHUNK * sizeof(stp_cfi_elem);
 // A BPF array stores each value at an 8-byte-aligned stride: 12-byte rules sit 16 bytes apart.
 constexpr size_t kRuleStride = (sizeof(stp_cfi_row) + 7) & ~size_t(7);
 constexpr size_t kRulesBytes = (size_t)STP_CFI_RULES * kRuleStride;
@@ -245,7 +245,7 @@ bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino
 
 char* UnwindTables::pool_elem(uint32_t i) {
   return static_cast<char*>(chunks_[i >> STP_CFI_CHUNK_SHIFT].mem) +
-         (size_t)(i & (STP_CFI_CHUNK - 1)) * sizeof(stp_cfi_crow);
+         (size_t)(i & (STP_CFI_CHUNK - 1)) * sizeof(stp_cfi_elem);
 }
 
 bool UnwindTables::grow_pool(uint64_t elements, std::string& why) {
@@ -253,7 +253,7 @@ bool UnwindTables::grow_pool(uint64_t elements, std::string& why) {
     LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
     Chunk c;
     c.fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "stp_cfi_chunk", sizeof(uint32_t),
-                          sizeof(stp_cfi_crow), STP_CFI_CHUNK, &opts);
+                          sizeof(stp_cfi_elem), STP_CFI_CHUNK, &opts);
     if (c.fd < 0) {
       why = std::string("cannot create an unwind-table chunk: ") + std::strerror(errno);
       return false;
@@ -317,8 +317,13 @@ bool UnwindTables::write(Entry& e) {
   f.first = used_ + f.npages;
   f.nr = (uint32_t)n;
   uint32_t at = used_;
-  for (const stp_cfi_crow& p : c.pages) std::memcpy(pool_elem(at++), &p, sizeof p);
-  for (const stp_cfi_crow& r : c.rows) std::memcpy(pool_elem(at++), &r, sizeof r);
+  for (const stp_cfi_elem& p : c.pages) std::memcpy(pool_elem(at++), &p, sizeof p);
+  for (size_t i = 0; i < n; i += 2) {  // two rows to an element
+    stp_cfi_elem el{};
+    el.rows[0] = c.rows[i];
+    if (i + 1 < n) el.rows[1] = c.rows[i + 1];
+    std::memcpy(pool_elem(at++), &el, sizeof el);
+  }
   if (bpf_map_update_elem(files_fd_, &e.file_id, &f, BPF_ANY) != 0) {
     warnings.push_back("cannot register the unwind table of " + e.path + ": " + std::strerror(errno));
     return false;
@@ -381,8 +386,8 @@ std::vector<std::string> UnwindTables::report() const {
   for (auto& [id, e] : files_)
     out.push_back(unwind::coverage_line(e->path, e->table) + (e->written ? "" : " (not loaded)"));
   size_t rules = rules_ ? rules_->rules().size() : 0;
-  // What the rows take: 8 bytes each, plus the page indexes and the rules they use.
-  double bytes = (double)used_ * sizeof(stp_cfi_crow) + (double)rules * kRuleStride;
+  // What the rows take: 4 bytes each, plus the page indexes and the rules they use.
+  double bytes = (double)used_ * sizeof(stp_cfi_elem) + (double)rules * kRuleStride;
   char buf[400];
   std::snprintf(buf, sizeof buf,
                 "unwind tables: %zu files, %zu rows in the kernel (%.1f bytes/row with the page "

@@ -6,8 +6,8 @@
 // -c/process() binaries are compiled (or read from the on-disk cache, by build-id: table_cache.h)
 // before the module loads (the pool is sized for them plus
 // written right after load; files a target maps later (dlopen, exec) are compiled when the
-// tracker reports them. Rows go into the kernel as 8-byte rows plus a shared rule dictionary
-// (unwind-tables/compact_table.h); the pool grows by 2 MiB chunks as tables arrive, up to the
+// tracker reports them. Rows go into the kernel as 4-byte rows plus a shared rule dictionary
+// (unwind-tables/compact_table.h); the pool grows by 1 MiB chunks as tables arrive, up to the
 // memory budget (-D STP_UNWIND_TABLE_MB, default 512). A table never replaces another and
 // nothing is evicted: a file whose table would pass the budget goes without one (its frames
 // fall back to frame pointers) and a warning names it and the budget.

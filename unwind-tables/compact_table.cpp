@@ -1,6 +1,7 @@
-// 12-byte rows into the kernel's 8-byte rows and rule dictionary (see compact_table.h).
+// 12-byte rows into the kernel's 4-byte rows and rule dictionary (see compact_table.h).
 #include "unwind-tables/compact_table.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "unwind-tables/table_compiler.h"
@@ -8,7 +9,8 @@
 namespace ukstap::unwind {
 
 namespace {
-static_assert(sizeof(stp_cfi_row) == 12 && sizeof(stp_cfi_crow) == 8);
+static_assert(sizeof(stp_cfi_row) == 12 && sizeof(stp_cfi_crow) == 4 && sizeof(stp_cfi_elem) == 8);
+static_assert(STP_CFI_RULES <= 65536, "rule indexes are 16-bit");
 uint64_t rule_key(const stp_cfi_row& row) {
   uint64_t k;
   std::memcpy(&k, reinterpret_cast<const char*>(&row) + 4, 8);  // every field after pc
@@ -38,55 +40,58 @@ bool compact(const CfiTable& t, RuleDict& d, CompactTable& out) {
   out.rows.clear();
   out.pages.clear();
   size_t n = t.rows.size();
+  if (n == 0) return true;
+  // The smallest page whose index takes at most one byte per row (8 bytes per page), up to the
+  // 64 KiB a 16-bit in-page pc can address.
+  uint64_t last_pc = t.rows.back().pc;
+  uint32_t shift = STP_CFI_PAGE_SHIFT;
+  while (shift < STP_CFI_PAGE_SHIFT_MAX && ((last_pc >> shift) + 1) * 8 > n) ++shift;
+  out.page_shift = shift;
+  size_t npages = (last_pc >> shift) + 1;
   out.rows.reserve(n);
   for (const stp_cfi_row& r : t.rows) {
     uint32_t rule = d.intern(r);
     if (rule == UINT32_MAX) return false;
-    out.rows.push_back({r.pc, rule});
+    out.rows.push_back({(uint16_t)(r.pc & ((1u << shift) - 1)), (uint16_t)rule});
   }
-  if (n == 0) return true;
-  // idx[p]: the row covering page p's first byte; page p's rows are [idx[p], idx[p+1]].
-  // The smallest page whose index takes at most one byte per row (8 bytes per page).
-  uint32_t shift = STP_CFI_PAGE_SHIFT;
-  while (shift < STP_CFI_PAGE_SHIFT_MAX && (((size_t)t.rows.back().pc >> shift) + 1) * 8 > n) ++shift;
-  out.page_shift = shift;
-  size_t npages = ((size_t)t.rows.back().pc >> shift) + 1;
-  std::vector<uint32_t> idx(npages + 1);
-  size_t r = 0;
-  for (size_t p = 0; p < npages; ++p) {
-    uint64_t start = (uint64_t)p << shift;
-    while (r + 1 < n && t.rows[r + 1].pc <= start) ++r;
-    idx[p] = (uint32_t)r;
-  }
-  idx[npages] = (uint32_t)(n - 1);
+  // Page p: the last row starting at or before its first byte, the last row starting in it.
   out.pages.resize(npages);
-  for (size_t p = 0; p < npages; ++p) out.pages[p] = {idx[p], idx[p + 1]};
+  size_t cover = 0, last = 0;
+  for (size_t p = 0; p < npages; ++p) {
+    uint64_t start = (uint64_t)p << shift, end = start + (1ull << shift);
+    while (cover + 1 < n && t.rows[cover + 1].pc <= start) ++cover;
+    while (last + 1 < n && t.rows[last + 1].pc < end) ++last;
+    out.pages[p].page.first = (uint32_t)cover;
+    out.pages[p].page.last = (uint32_t)last;
+  }
   return true;
 }
 
 stp_cfi_row expand(const CompactTable& c, const RuleDict& d, size_t i) {
+  // The page row i starts in: the first whose last starting row is i or later.
+  auto it = std::lower_bound(c.pages.begin(), c.pages.end(), i,
+                             [](const stp_cfi_elem& e, size_t v) { return e.page.last < v; });
+  uint64_t page = (uint64_t)(it - c.pages.begin());
   stp_cfi_row r = d.rules()[c.rows[i].rule];
-  r.pc = c.rows[i].pc;
+  r.pc = (uint32_t)((page << c.page_shift) + c.rows[i].pc);
   return r;
 }
 
 const stp_cfi_row* compact_find(const CompactTable& c, const RuleDict& d, uint64_t rel) {
-  int64_t lo = 0, hi = (int64_t)c.rows.size() - 1, ans = -1;
   uint64_t page = rel >> c.page_shift;
-  if (page < c.pages.size()) {
-    lo = c.pages[page].pc;
-    hi = c.pages[page].rule;
-  }
+  if (page >= c.pages.size()) return nullptr;
+  uint64_t off = rel & ((1ull << c.page_shift) - 1);
+  // Rows first+1 .. last start in this page: their in-page pcs order them.
+  int64_t ans = c.pages[page].page.first, lo = ans + 1, hi = c.pages[page].page.last;
   for (int it = 0; it < 32 && lo <= hi; ++it) {  // the kernel's bpf_loop(32, ...)
     int64_t mid = lo + ((hi - lo) >> 1);
-    if (c.rows[mid].pc <= rel) {
+    if (c.rows[mid].pc <= off) {
       ans = mid;
       lo = mid + 1;
     } else {
       hi = mid - 1;
     }
   }
-  if (ans < 0) return nullptr;
   return &d.rules()[c.rows[ans].rule];
 }
 

@@ -3,7 +3,7 @@
  *
  * The loader (loader/unwind_tables.cpp) compiles every traced file's CFI into rows
  * (unwind/stp_cfi.h, unwind-tables/) and writes them here before and during the run: one pool
- * of 8-byte rows for all files, growing by chunks (each file's page index, which narrows a
+ * of 4-byte rows for all files, growing by chunks (each file's page index, which narrows a
  * search to the rows of one 4 KiB page, sits in front of its rows), the rules the rows index,
  * the files by the VMA tracker's file id, and the file ids by inode for pcs the mirror lacks.
  */
@@ -20,7 +20,7 @@ struct stp_cfi_chunk_map {
   __uint(max_entries, STP_CFI_CHUNK);
   __uint(map_flags, BPF_F_MMAPABLE);
   __uint(key_size, sizeof(uint32_t));  /* sizes, not types: libbpf cannot size a type */
-  __uint(value_size, sizeof(struct stp_cfi_crow));  /* reached only through the outer map */
+  __uint(value_size, sizeof(struct stp_cfi_elem));  /* reached only through the outer map */
 };
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
@@ -39,7 +39,7 @@ struct {
 } stp_cfi_rules SEC(".maps");
 
 /* Element i of the pool (both lookups are inlined array accesses), or 0. */
-static __always_inline struct stp_cfi_crow *stp__pool_elem(uint32_t i)
+static __always_inline struct stp_cfi_elem *stp__pool_elem(uint32_t i)
 {
   uint32_t slot = i >> STP_CFI_CHUNK_SHIFT, k = i & (STP_CFI_CHUNK - 1);
   void *chunk = bpf_map_lookup_elem(&stp_cfi_pool, &slot);
@@ -68,23 +68,23 @@ struct {
 /* Binary search of a file's rows, one halving per bpf_loop iteration: an open-coded loop whose
  * two branches carry different lo/hi makes the verifier walk every path (2^steps). */
 struct stp__rowsearch {
-  uint64_t rel;
+  uint64_t rel;    /* the pc's offset in its page */
   int64_t lo, hi, ans;
-  uint32_t first;
+  uint32_t first;  /* pool element of the file's rows 0 and 1 */
 };
 
 static long stp__rowsearch_cb(uint32_t i, void *ctx)
 {
   struct stp__rowsearch *rs = ctx;
-  struct stp_cfi_crow *row;
+  struct stp_cfi_elem *e;
   int64_t mid;
   if (rs->lo > rs->hi)
     return 1;
   mid = rs->lo + ((rs->hi - rs->lo) >> 1);
-  row = stp__pool_elem(rs->first + (uint32_t)mid);
-  if (!row)
+  e = stp__pool_elem(rs->first + (uint32_t)(mid >> 1));
+  if (!e)
     return 1;
-  if (row->pc <= rs->rel) {
+  if (e->rows[mid & 1].pc <= rs->rel) {
     rs->ans = mid;
     rs->lo = mid + 1;
   } else {

@@ -15,11 +15,12 @@ LIBC=$(ldd /bin/true | sed -n 's/.*libc\.so\.6 => \([^ ]*\).*/\1/p')  # -v names
 cd "$T_TMP" || exit 1
 printf '#include <string>\n#include <vector>\nint f() { std::vector<std::string> v{"a", "b"}; return (int)v.size(); }\n' > x.cpp
 
-# --- the budget: 4 MiB holds libc's table, not cc1plus's (3.7 MiB of rows + 1 MiB of rules) --
+# --- the budget: 2 MiB (1 MiB of rules, one 1 MiB chunk of rows) holds libc's table (110 KiB),
+# not cc1plus's (2 MiB) ------------------------------------------------------------------------
 NOSTACK='probe begin { exit() } probe syscall.getppid { if (pid() == 0) print_ubacktrace() }'
 t "budget: one warning names cc1plus, its size and the budget; libc keeps its table" 0 '' \
-  "~^WARNING: unwind table memory budget of 4 MiB exceeded: $CC1PLUS \([0-9]+ rows, [0-9.]+ MiB\) has no unwind table, its frames unwind by frame pointers only" -- \
-  "$UKSTAP" -v -D STP_UNWIND_TABLE_MB=4 -d "$CC1PLUS" -d "$LIBC" -e "$NOSTACK"
+  "~^WARNING: unwind table memory budget of 2 MiB exceeded: $CC1PLUS \([0-9]+ rows, [0-9.]+ MiB\) has no unwind table, its frames unwind by frame pointers only" -- \
+  "$UKSTAP" -v -D STP_UNWIND_TABLE_MB=2 -d "$CC1PLUS" -d "$LIBC" -e "$NOSTACK"
 cp "$T_TMP/err" budget.err
 t "budget: exactly one warning, cc1plus not loaded, libc loaded" 0 '' '' -- bash -c "
   [ \$(grep -c '^WARNING' budget.err) = 1 ] &&
