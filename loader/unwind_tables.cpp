@@ -249,24 +249,49 @@ char* UnwindTables::pool_elem(uint32_t i) {
 }
 
 bool UnwindTables::grow_pool(uint64_t elements, std::string& why) {
-  while ((uint64_t)chunks_.size() * STP_CFI_CHUNK < elements) {
+  size_t want = (size_t)((elements + STP_CFI_CHUNK - 1) / STP_CFI_CHUNK);
+  if (want <= chunks_.size()) return true;
+  // Every update of an array-of-maps waits for an RCU grace period (5-25 ms measured here), so
+  // the new chunks go in with one batch update where the kernel takes one.
+  std::vector<Chunk> fresh;
+  auto drop = [&](size_t from) {
+    for (size_t i = from; i < fresh.size(); ++i) {
+      ::munmap(fresh[i].mem, kChunkBytes);
+      ::close(fresh[i].fd);
+    }
+  };
+  while (chunks_.size() + fresh.size() < want) {
     LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
     Chunk c;
     c.fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "stp_cfi_chunk", sizeof(uint32_t),
                           sizeof(stp_cfi_elem), STP_CFI_CHUNK, &opts);
-    if (c.fd < 0) {
+    c.mem = c.fd < 0 ? MAP_FAILED
+                     : ::mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_SHARED, c.fd, 0);
+    if (c.mem == MAP_FAILED) {
       why = std::string("cannot create an unwind-table chunk: ") + std::strerror(errno);
+      if (c.fd >= 0) ::close(c.fd);
+      drop(0);
       return false;
     }
-    c.mem = ::mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_SHARED, c.fd, 0);
-    uint32_t slot = (uint32_t)chunks_.size();
-    if (c.mem == MAP_FAILED || bpf_map_update_elem(pool_fd_, &slot, &c.fd, BPF_ANY) != 0) {
+    fresh.push_back(c);
+  }
+  std::vector<uint32_t> keys, fds;
+  for (size_t i = 0; i < fresh.size(); ++i) {
+    keys.push_back((uint32_t)(chunks_.size() + i));
+    fds.push_back((uint32_t)fresh[i].fd);
+  }
+  uint32_t count = (uint32_t)keys.size();
+  if (bpf_map_update_batch(pool_fd_, keys.data(), fds.data(), &count, nullptr) == 0) {
+    chunks_.insert(chunks_.end(), fresh.begin(), fresh.end());
+    return true;
+  }
+  for (size_t i = 0; i < fresh.size(); ++i) {  // no batch updates here: one at a time
+    if (bpf_map_update_elem(pool_fd_, &keys[i], &fds[i], BPF_ANY) != 0) {
       why = std::string("cannot add an unwind-table chunk: ") + std::strerror(errno);
-      if (c.mem != MAP_FAILED) ::munmap(c.mem, kChunkBytes);
-      ::close(c.fd);
+      drop(i);
       return false;
     }
-    chunks_.push_back(c);
+    chunks_.push_back(fresh[i]);
   }
   return true;
 }
@@ -364,6 +389,18 @@ bool UnwindTables::attach(struct bpf_object* obj, std::string& why) {
   if (struct bpf_map* inodes = bpf_object__find_map_by_name(obj, "stp_cfi_inodes"))
     inodes_fd_ = bpf_map__fd(inodes);
   attached_ = true;
+  // The chunks the preloaded tables take, at most (rows two to an element, pages at most one
+  // per 8 rows or per 64 KiB), in one go; within the budget (write refuses what is beyond it).
+  uint64_t need = 0;
+  for (auto& [id, e] : files_) {
+    size_t n = e->table.rows.size();
+    uint64_t pages = std::max<uint64_t>(n / 8, (e->table.rows.back().pc >> STP_CFI_PAGE_SHIFT_MAX) + 1);
+    need += (n + 1) / 2 + pages;
+  }
+  std::string gwhy;
+  auto t0 = std::chrono::steady_clock::now();
+  grow_pool(std::min<uint64_t>(need, (uint64_t)slots_ * STP_CFI_CHUNK), gwhy);  // else per table
+  write_ms_ += ms_since(t0);
   for (auto& [id, e] : files_) write(*e);
   return true;
 }
