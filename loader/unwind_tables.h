@@ -1,5 +1,5 @@
 // Pass 5's unwind tables: compiles files' CFI (unwind-tables/table_compiler) and loads the rows
-// into the BPF module's row pool (stp_cfi_rows, mmapped) and file map (stp_cfi_files), keyed by
+// into the BPF module's row pool (stp_cfi_pool: chunks created as tables arrive, mmapped) and file map (stp_cfi_files), keyed by
 // the VMA tracker's file ids, so the in-kernel walk finds them through stp_vmas.
 //
 // Order (docs/DESIGN.md "Unwind tables"): -d files, their --ldd dependencies, the vDSO and the
