@@ -169,9 +169,17 @@ void StackSources::retain_exited_until_read(struct bpf_object* obj) {
 }
 
 void StackSources::size_row_pool(struct bpf_object* obj) {
-  if (!tables_) return;  // the row pool holds the preloaded tables plus room for later ones
-  if (struct bpf_map* rows = bpf_object__find_map_by_name(obj, "stp_cfi_rows"))
-    bpf_map__set_max_entries(rows, tables_->pool_rows());
+  if (!tables_) return;  // the row pool grows by chunks up to the memory budget's slots
+  std::string mb = s_.define("STP_UNWIND_TABLE_MB", "512");
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(mb.c_str(), &end, 10);
+  if (mb.empty() || *end || v == 0) {
+    tables_->warnings.push_back("-D STP_UNWIND_TABLE_MB=" + mb + " is not a number of MiB > 0: using 512");
+    v = 512;
+  }
+  tables_->set_budget_mb(v);
+  if (struct bpf_map* pool = bpf_object__find_map_by_name(obj, "stp_cfi_pool"))
+    bpf_map__set_max_entries(pool, std::max<uint32_t>(1, tables_->pool_slots()));
 }
 
 void StackSources::attach(struct bpf_object* obj, volatile struct stp_session* session) {

@@ -55,7 +55,7 @@ class StackSources {
   bool start_user(pid_t target_pid, const std::string& target_path, Output& out, std::string& why);
   // /proc/kallsyms; warnings on stderr when it cannot be read or hides its addresses.
   void start_kernel(Output& out);
-  // Before the object is loaded: the CFI row pool's size.
+  // Before the object is loaded: the CFI row pool's slots, from the memory budget.
   void size_row_pool(struct bpf_object* obj);
   // After the object is loaded: the stack-id maps, the syscall glue frame's range in `session`,
   // the unwind tables and the VMA mirror.

@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdint>
@@ -25,6 +26,7 @@
 
 #include "loader/owned_files.h"
 #include "loader/table_sharing.h"
+#include "unwind-tables/compact_table.h"
 #include "unwind-tables/table_cache.h"
 #include "loader/interrupt.h"
 #include "loader/util.h"
@@ -50,9 +52,11 @@ struct UnwindTables::Entry {
 
 namespace {
 
-// Headroom for files mapped after load (dlopen, exec): 512K rows = 6 MiB.
-constexpr uint32_t kHeadroomRows = 512 * 1024;
-constexpr size_t kRowStride = (sizeof(stp_cfi_row) + 7) & ~size_t(7);
+constexpr size_t kMiB = 1024 * 1024;
+constexpr size_t kChunkBytes = (size_t)STP_CFI_CHUNK * sizeof(stp_cfi_elem);
+// A BPF array stores each value at an 8-byte-aligned stride: 12-byte rules sit 16 bytes apart.
+constexpr size_t kRuleStride = (sizeof(stp_cfi_row) + 7) & ~size_t(7);
+constexpr size_t kRulesBytes = (size_t)STP_CFI_RULES * kRuleStride;
 
 // This kernel's vDSO as a file (the same image in every 64-bit process), for the compiler: a
 // memfd, named /proc/self/fd/N, that goes away with ukstap however it ends (a /tmp copy outlived
@@ -120,8 +124,11 @@ UnwindTables::UnwindTables(vma::Tracker& tracker, sym::Symbolizer& symbolizer, i
 }
 
 UnwindTables::~UnwindTables() {
-  if (pool_) ::munmap(pool_, pool_len_);
-  if (pages_) ::munmap(pages_, pages_len_);
+  for (Chunk& c : chunks_) {
+    if (c.mem) ::munmap(c.mem, kChunkBytes);
+    if (c.fd >= 0) ::close(c.fd);
+  }
+  if (rules_mem_) ::munmap(rules_mem_, rules_len_);
 }
 
 std::vector<std::string> UnwindTables::ldd(const std::string& path) {
@@ -186,10 +193,13 @@ size_t UnwindTables::preload(const std::vector<std::string>& paths) {
   return preload_rows_;
 }
 
-uint32_t UnwindTables::pool_rows() const {
-  size_t n = kHeadroomRows;
-  for (auto& [id, e] : files_) n += e->table.rows.size();
-  return n > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)n;
+uint32_t UnwindTables::pool_slots() const {
+  // The rule dictionary is allocated whole; the rest of the budget is chunks. Pool indexes are
+  // 32-bit: at most 2^32 elements (32 GiB).
+  uint64_t budget = budget_mb_ * kMiB;
+  uint64_t slots = budget > kRulesBytes ? (budget - kRulesBytes) / kChunkBytes : 0;
+  uint64_t max_slots = (1ull << 32) / STP_CFI_CHUNK;
+  return (uint32_t)(slots < max_slots ? slots : max_slots);
 }
 
 bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino, uint32_t file_id) {
@@ -247,54 +257,119 @@ bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino
   return true;
 }
 
+char* UnwindTables::pool_elem(uint32_t i) {
+  return static_cast<char*>(chunks_[i >> STP_CFI_CHUNK_SHIFT].mem) +
+         (size_t)(i & (STP_CFI_CHUNK - 1)) * sizeof(stp_cfi_elem);
+}
+
+bool UnwindTables::grow_pool(uint64_t elements, std::string& why) {
+  size_t want = (size_t)((elements + STP_CFI_CHUNK - 1) / STP_CFI_CHUNK);
+  if (want <= chunks_.size()) return true;
+  // Every update of an array-of-maps waits for an RCU grace period (5-25 ms measured here), so
+  // the new chunks go in with one batch update where the kernel takes one.
+  std::vector<Chunk> fresh;
+  auto drop = [&](size_t from) {
+    for (size_t i = from; i < fresh.size(); ++i) {
+      ::munmap(fresh[i].mem, kChunkBytes);
+      ::close(fresh[i].fd);
+    }
+  };
+  while (chunks_.size() + fresh.size() < want) {
+    LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
+    Chunk c;
+    c.fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "stp_cfi_chunk", sizeof(uint32_t),
+                          sizeof(stp_cfi_elem), STP_CFI_CHUNK, &opts);
+    c.mem = c.fd < 0 ? MAP_FAILED
+                     : ::mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_SHARED, c.fd, 0);
+    if (c.mem == MAP_FAILED) {
+      why = std::string("cannot create an unwind-table chunk: ") + std::strerror(errno);
+      if (c.fd >= 0) ::close(c.fd);
+      drop(0);
+      return false;
+    }
+    fresh.push_back(c);
+  }
+  std::vector<uint32_t> keys, fds;
+  for (size_t i = 0; i < fresh.size(); ++i) {
+    keys.push_back((uint32_t)(chunks_.size() + i));
+    fds.push_back((uint32_t)fresh[i].fd);
+  }
+  uint32_t count = (uint32_t)keys.size();
+  if (bpf_map_update_batch(pool_fd_, keys.data(), fds.data(), &count, nullptr) == 0) {
+    chunks_.insert(chunks_.end(), fresh.begin(), fresh.end());
+    return true;
+  }
+  for (size_t i = 0; i < fresh.size(); ++i) {  // no batch updates here: one at a time
+    if (bpf_map_update_elem(pool_fd_, &keys[i], &fds[i], BPF_ANY) != 0) {
+      why = std::string("cannot add an unwind-table chunk: ") + std::strerror(errno);
+      drop(i);
+      return false;
+    }
+    chunks_.push_back(fresh[i]);
+  }
+  return true;
+}
+
 bool UnwindTables::write(Entry& e) {
   if (e.written) return true;
+  if (!attached_) return false;  // before load: attach() writes it
   if (e.same_as) {  // the rows of the file of the same content, under this file's id
     Entry& twin = *files_.at(e.same_as);
     std::string why;
-    if (!pool_ || !write(twin)) return false;
+    if (!write(twin)) return false;
     e.written = share_table(files_fd_, inodes_fd_, twin.file_id, e.file_id, e.dev, e.ino, why);
     if (!e.written) warnings.push_back("cannot register the unwind table of " + e.path + ": " + why);
     return e.written;
   }
+  auto t0 = std::chrono::steady_clock::now();
   size_t n = e.table.rows.size();
-  if (!pool_) return false;  // before load: attach() writes it
-  if (used_ + n > capacity_) {
-    if (!pool_full_warned_)
-      warnings.push_back("unwind table pool full (" + std::to_string(capacity_) +
-                         " rows): " + e.path + " and later files unwind by frame pointers only");
-    pool_full_warned_ = true;
+  unwind::CompactTable c;
+  size_t known_rules = rules_->rules().size();  // a refused table leaves no rule behind
+  if (!unwind::compact(e.table, *rules_, c)) {
+    rules_->truncate(known_rules);
+    warnings.push_back("unwind rule dictionary full (" + std::to_string(rules_->capacity()) +
+                       " distinct rules): " + e.path + " has no unwind table, its frames " +
+                       "unwind by frame pointers only");
     return false;
   }
-  // A BPF array stores each value at an 8-byte-aligned stride (12-byte rows sit 16 bytes apart).
-  char* dst = static_cast<char*>(pool_) + (size_t)used_ * kRowStride;
-  for (size_t i = 0; i < n; ++i) std::memcpy(dst + i * kRowStride, &e.table.rows[i], sizeof(stp_cfi_row));
+  uint64_t need = (uint64_t)used_ + c.elements();
+  if (need > (uint64_t)slots_ * STP_CFI_CHUNK) {
+    rules_->truncate(known_rules);
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "unwind table memory budget of %" PRIu64 " MiB exceeded: %s (%zu rows, %.1f MiB) "
+                  "has no unwind table, its frames unwind by frame pointers only (%.1f MiB in use "
+                  "by %zu rows; raise it with -D STP_UNWIND_TABLE_MB=N)",
+                  budget_mb_, e.path.c_str(), n, (double)c.elements() * 8 / kMiB,
+                  (double)(chunks_.size() * kChunkBytes + kRulesBytes) / kMiB, rows_written_);
+    warnings.push_back(buf);
+    return false;
+  }
+  std::string why;
+  if (!grow_pool(need, why)) {
+    rules_->truncate(known_rules);
+    warnings.push_back(why + ": " + e.path + " has no unwind table, its frames unwind by frame pointers only");
+    return false;
+  }
+  // Rules new with this table, before any row that names them.
+  for (; rules_written_ < rules_->rules().size(); ++rules_written_)
+    std::memcpy(static_cast<char*>(rules_mem_) + rules_written_ * kRuleStride,
+                &rules_->rules()[rules_written_], sizeof(stp_cfi_row));
   struct stp_cfi_file f{};
   f.base = e.table.base;
-  f.first = used_;
-  f.nr = (uint32_t)n;
   f.delta = e.delta;
-  // The page index: for each 4 KiB of row pcs, the row covering the page's first byte.
-  std::vector<uint32_t> idx;
-  {
-    uint64_t last_pc = e.table.rows.back().pc;
-    size_t npages = (last_pc >> STP_CFI_PAGE_SHIFT) + 2;
-    idx.resize(npages);
-    size_t r = 0;
-    for (size_t p = 0; p < npages; ++p) {
-      uint64_t start = (uint64_t)p << STP_CFI_PAGE_SHIFT;
-      while (r + 1 < n && e.table.rows[r + 1].pc <= start) ++r;
-      idx[p] = (uint32_t)r;
-    }
-    idx.back() = (uint32_t)(n - 1);
-  }
-  if (pages_ && pages_used_ + idx.size() <= pages_cap_) {
-    // An array value sits at an 8-byte stride: uint32_t entries are 8 bytes apart.
-    char* dst = static_cast<char*>(pages_) + (size_t)pages_used_ * 8;
-    for (size_t i = 0; i < idx.size(); ++i) std::memcpy(dst + i * 8, &idx[i], 4);
-    f.page_first = pages_used_;
-    f.npages = (uint32_t)idx.size();
-    pages_used_ += (uint32_t)idx.size();
+  f.page_first = used_;
+  f.npages = (uint32_t)c.pages.size();
+  f.page_shift = c.page_shift;
+  f.first = used_ + f.npages;
+  f.nr = (uint32_t)n;
+  uint32_t at = used_;
+  for (const stp_cfi_elem& p : c.pages) std::memcpy(pool_elem(at++), &p, sizeof p);
+  for (size_t i = 0; i < n; i += 2) {  // two rows to an element
+    stp_cfi_elem el{};
+    el.rows[0] = c.rows[i];
+    if (i + 1 < n) el.rows[1] = c.rows[i + 1];
+    std::memcpy(pool_elem(at++), &el, sizeof el);
   }
   if (bpf_map_update_elem(files_fd_, &e.file_id, &f, BPF_ANY) != 0) {
     warnings.push_back("cannot register the unwind table of " + e.path + ": " + std::strerror(errno));
@@ -306,37 +381,49 @@ bool UnwindTables::write(Entry& e) {
     k.dev = (uint32_t)((major(e.dev) << 20) | minor(e.dev));
     bpf_map_update_elem(inodes_fd_, &k, &e.file_id, BPF_ANY);
   }
-  e.first = used_;
-  used_ += (uint32_t)n;
+  e.first = f.first;
+  used_ = (uint32_t)need;
+  rows_written_ += n;
   e.written = true;
+  write_ms_ += ms_since(t0);
   return true;
 }
 
 bool UnwindTables::attach(struct bpf_object* obj, std::string& why) {
-  struct bpf_map* rows = bpf_object__find_map_by_name(obj, "stp_cfi_rows");
+  struct bpf_map* pool = bpf_object__find_map_by_name(obj, "stp_cfi_pool");
+  struct bpf_map* rules = bpf_object__find_map_by_name(obj, "stp_cfi_rules");
   struct bpf_map* files = bpf_object__find_map_by_name(obj, "stp_cfi_files");
-  if (!rows || !files) {
+  if (!pool || !rules || !files) {
     why = "the module has no unwind-table maps";
     return false;
   }
-  capacity_ = bpf_map__max_entries(rows);
-  pool_len_ = (size_t)capacity_ * kRowStride;
-  pool_len_ = (pool_len_ + 4095) & ~size_t(4095);
-  pool_ = ::mmap(nullptr, pool_len_, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(rows), 0);
-  if (pool_ == MAP_FAILED) {
-    pool_ = nullptr;
-    why = std::string("cannot map the unwind-table pool: ") + std::strerror(errno);
+  pool_fd_ = bpf_map__fd(pool);
+  slots_ = std::min(pool_slots(), bpf_map__max_entries(pool));
+  rules_ = std::make_unique<unwind::RuleDict>(bpf_map__max_entries(rules));
+  rules_len_ = ((size_t)bpf_map__max_entries(rules) * kRuleStride + 4095) & ~size_t(4095);
+  rules_mem_ = ::mmap(nullptr, rules_len_, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(rules), 0);
+  if (rules_mem_ == MAP_FAILED) {
+    rules_mem_ = nullptr;
+    why = std::string("cannot map the unwind-rule dictionary: ") + std::strerror(errno);
     return false;
   }
   files_fd_ = bpf_map__fd(files);
-  if (struct bpf_map* pages = bpf_object__find_map_by_name(obj, "stp_cfi_pages")) {
-    pages_cap_ = bpf_map__max_entries(pages);
-    pages_len_ = ((size_t)pages_cap_ * 8 + 4095) & ~size_t(4095);
-    pages_ = ::mmap(nullptr, pages_len_, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(pages), 0);
-    if (pages_ == MAP_FAILED) pages_ = nullptr;  // tables still work, with longer searches
-  }
   if (struct bpf_map* inodes = bpf_object__find_map_by_name(obj, "stp_cfi_inodes"))
     inodes_fd_ = bpf_map__fd(inodes);
+  attached_ = true;
+  // The chunks the preloaded tables take, at most (rows two to an element, pages at most one
+  // per 8 rows or per 64 KiB), in one go; within the budget (write refuses what is beyond it).
+  uint64_t need = 0;
+  for (auto& [id, e] : files_) {
+    size_t n = e->table.rows.size();
+    if (n == 0) continue;  // a file sharing its twin's table (same_as) has no rows of its own
+    uint64_t pages = std::max<uint64_t>(n / 8, (e->table.rows.back().pc >> STP_CFI_PAGE_SHIFT_MAX) + 1);
+    need += (n + 1) / 2 + pages;
+  }
+  std::string gwhy;
+  auto t0 = std::chrono::steady_clock::now();
+  grow_pool(std::min<uint64_t>(need, (uint64_t)slots_ * STP_CFI_CHUNK), gwhy);  // else per table
+  write_ms_ += ms_since(t0);
   for (auto& [id, e] : files_) write(*e);
   return true;
 }
@@ -356,9 +443,7 @@ void UnwindTables::on_mapping(const vma::Mapping& m) {
 
 std::vector<std::string> UnwindTables::report() const {
   std::vector<std::string> out;
-  size_t rows = 0;
   for (auto& [id, e] : files_) {
-    rows += e->table.rows.size();
     if (e->same_as) {
       out.push_back(e->path + ": the table of " + files_.at(e->same_as)->path + " (same content)" +
                     (e->written ? "" : " (not loaded)"));
@@ -366,12 +451,17 @@ std::vector<std::string> UnwindTables::report() const {
     }
     out.push_back(unwind::coverage_line(e->path, e->table) + (e->written ? "" : " (not loaded)"));
   }
-  char buf[200];
+  size_t rules = rules_ ? rules_->rules().size() : 0;
+  // What the rows take: 4 bytes each, plus the page indexes and the rules they use.
+  double bytes = (double)used_ * sizeof(stp_cfi_elem) + (double)rules * kRuleStride;
+  char buf[400];
   std::snprintf(buf, sizeof buf,
-                "unwind tables: %zu files, %zu rows (%zu KiB of a %u-row pool), %zu compiled + %zu "
-                "from the cache in %.1f ms",
-                files_.size(), rows, rows * kRowStride / 1024, capacity_, compiled_, from_cache_,
-                compile_ms_);
+                "unwind tables: %zu files, %zu rows in the kernel (%.1f bytes/row with the page "
+                "index and %zu distinct rules; %zu chunks of %zu MiB of a %" PRIu64 " MiB budget), "
+                "%zu compiled + %zu from the cache in %.1f ms, written in %.1f ms",
+                files_.size(), rows_written_, rows_written_ ? bytes / (double)rows_written_ : 0.0,
+                rules, chunks_.size(), kChunkBytes / kMiB, budget_mb_, compiled_, from_cache_,
+                compile_ms_, write_ms_);
   out.push_back(buf);
   if (shared_)
     out.push_back("unwind tables: " + std::to_string(shared_) +

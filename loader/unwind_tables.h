@@ -1,13 +1,16 @@
 // Pass 5's unwind tables: compiles files' CFI (unwind-tables/table_compiler) and loads the rows
-// into the BPF module's row pool (stp_cfi_rows, mmapped) and file map (stp_cfi_files), keyed by
+// into the BPF module's row pool (stp_cfi_pool: chunks created as tables arrive, mmapped) and file map (stp_cfi_files), keyed by
 // the VMA tracker's file ids, so the in-kernel walk finds them through stp_vmas.
 //
 // Order (docs/DESIGN.md "Unwind tables"): -d files, their --ldd dependencies, the vDSO and the
 // -c/process() binaries are compiled (or read from the on-disk cache, by build-id: table_cache.h)
 // before the module loads (the pool is sized for them plus
-// headroom) and written right after; files a target maps later (dlopen, exec) are compiled when
-// the tracker reports them. A table never replaces another and nothing is evicted: when the pool
-// is full, a file goes without a table (its frames fall back to frame pointers) and -v says so.
+// written right after load; files a target maps later (dlopen, exec) are compiled when the
+// tracker reports them. Rows go into the kernel as 4-byte rows plus a shared rule dictionary
+// (unwind-tables/compact_table.h); the pool grows by 1 MiB chunks as tables arrive, up to the
+// memory budget (-D STP_UNWIND_TABLE_MB, default 512). A table never replaces another and
+// nothing is evicted: a file whose table would pass the budget goes without one (its frames
+// fall back to frame pointers) and a warning names it and the budget.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +28,7 @@ struct Mapping;
 }
 namespace ukstap::unwind {
 struct CfiTable;
+class RuleDict;
 }
 namespace ukstap::sym {
 class Symbolizer;
@@ -44,8 +48,11 @@ class UnwindTables {
   size_t preload(const std::vector<std::string>& paths);
   // Files a binary needs at run time, as `ld.so --list` resolves them (for --ldd).
   static std::vector<std::string> ldd(const std::string& path);
-  // The pool size to give stp_cfi_rows before load.
-  uint32_t pool_rows() const;
+  // The memory budget of the kernel's tables (pool chunks + rule dictionary), in MiB; before
+  // pool_slots().
+  void set_budget_mb(uint64_t mb) { budget_mb_ = mb; }
+  // The chunk slots to give stp_cfi_pool before load: as many as the budget allows.
+  uint32_t pool_slots() const;
 
   // After load: map the pool and write every preloaded table. False + why when the maps are
   // missing or cannot be mapped.
@@ -61,6 +68,8 @@ class UnwindTables {
   struct Entry;
   bool load_file(const std::string& path, uint64_t dev, uint64_t ino, uint32_t file_id);
   bool write(Entry& e);
+  bool grow_pool(uint64_t elements, std::string& why);  // chunks up to `elements`
+  char* pool_elem(uint32_t i);                         // element i's bytes (chunk mmapped)
 
   vma::Tracker& tracker_;
   sym::Symbolizer& sym_;
@@ -68,18 +77,25 @@ class UnwindTables {
   std::map<uint32_t, std::unique_ptr<Entry>> files_;  // by file id
   std::set<uint32_t> failed_;                          // ids whose table could not be built
   size_t preload_rows_ = 0;
-  uint32_t capacity_ = 0, used_ = 0;
-  void* pool_ = nullptr;
-  size_t pool_len_ = 0;
-  int files_fd_ = -1, inodes_fd_ = -1;
-  void* pages_ = nullptr;  // the page index pool (stp_cfi_pages), mmapped
-  size_t pages_len_ = 0;
-  uint32_t pages_cap_ = 0, pages_used_ = 0;
+  uint64_t budget_mb_ = 512;
+  struct Chunk {
+    int fd = -1;
+    void* mem = nullptr;  // STP_CFI_CHUNK elements, mmapped
+  };
+  std::vector<Chunk> chunks_;  // slot i of stp_cfi_pool
+  uint32_t slots_ = 0;         // stp_cfi_pool's max_entries
+  uint32_t used_ = 0;          // pool elements taken (page indexes and rows)
+  size_t rows_written_ = 0;
+  int pool_fd_ = -1, files_fd_ = -1, inodes_fd_ = -1;
+  std::unique_ptr<unwind::RuleDict> rules_;
+  void* rules_mem_ = nullptr;  // stp_cfi_rules, mmapped
+  size_t rules_len_ = 0, rules_written_ = 0;
+  bool attached_ = false;
+  double write_ms_ = 0;
   double compile_ms_ = 0;
   std::unique_ptr<TableCache> cache_;  // compiled tables on disk, by content (table_cache.h)
   size_t from_cache_ = 0, compiled_ = 0;
   size_t shared_ = 0;  // files given the table of a file of the same content (table_sharing.h)
-  bool pool_full_warned_ = false;
   bool cache_warned_ = false;  // one warning for a cached table that is not ours and private
 };
 

@@ -2,7 +2,8 @@
  *
  * Which file the pc is in and its load bias (the VMA mirror, else the kernel's VMA and the
  * inode map), then the row: from the row cache, else by the file's page index and a binary
- * search of its rows. What the pc turned out to be (enum stp_pc_where) decides how the walk
+ * search of the rows of the pc's page, whose rule (unwind/stp_cfi.h: rows are an in-page pc and
+ * a rule index) is the struct stp_cfi_row returned. What the pc turned out to be (enum stp_pc_where) decides how the walk
  * goes on when there is no row.
  */
 #ifndef STP_BPF_FRAME_ROW_H
@@ -98,7 +99,7 @@ static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm
         ce->exact == 0) {
       key = ce->row;
       *where = STP_PC_TABLE;
-      return bpf_map_lookup_elem(&stp_cfi_rows, &key);
+      return bpf_map_lookup_elem(&stp_cfi_rules, &key);
     }
   }
   *where = stp__pc_file(uw, vm, r->pc, &file_id, &bias, &f, &from_mirror);
@@ -109,24 +110,22 @@ static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm
     return 0;
   rel -= f->base;
   first = f->first;
-  struct stp__rowsearch rs = { rel, 0, (int64_t)f->nr - 1, -1, first };
-  uint64_t page = rel >> STP_CFI_PAGE_SHIFT;
-  if (page + 1 < f->npages) {  /* narrow the search to the rows of rel's page */
-    uint32_t pk = f->page_first + (uint32_t)page, *lo, *hi;
-    lo = bpf_map_lookup_elem(&stp_cfi_pages, &pk);
-    pk++;
-    hi = bpf_map_lookup_elem(&stp_cfi_pages, &pk);
-    if (lo && hi) {
-      rs.lo = *lo;
-      rs.hi = *hi;
-    }
-  }
+  /* The page's rows: `first` covers its first byte, first+1 .. last start in it. */
+  uint64_t page = rel >> (f->page_shift & 31);
+  if (page >= f->npages)
+    return 0;  /* past the last row's page: no FDE */
+  struct stp_cfi_elem *pe = stp__pool_elem(f->page_first + (uint32_t)page);
+  if (!pe)
+    return 0;
+  struct stp__rowsearch rs = { rel & ((1ull << (f->page_shift & 31)) - 1), pe->page.first + 1,
+                               pe->page.last, pe->page.first, first };
   bpf_loop(32, stp__rowsearch_cb, &rs, 0);
   idx = rs.ans;
-  if (idx < 0)
+  struct stp_cfi_elem *re = stp__pool_elem(first + (uint32_t)(idx >> 1));
+  if (!re)
     return 0;
-  key = first + (uint32_t)idx;
-  row = bpf_map_lookup_elem(&stp_cfi_rows, &key);
+  key = re->rows[idx & 1].rule;
+  row = bpf_map_lookup_elem(&stp_cfi_rules, &key);
   if (row && STP_ROW_CFA_KIND(row) == STP_CFA_INVALID && row->fp_off == STP_INV_NO_FDE)
     return 0;  /* between FDEs: no table for this pc */
   /* Return addresses only (exact_pc == 0). Caching the leaf's row too cut ~12% of the timer

@@ -9,12 +9,12 @@
  * mapping search, the file and page lookups and the row search. An entry is valid only for the
  * mirror generation it was filled under (stp_proc_vmas.gen changes on every rewrite of the
  * process's mappings) and rows never move once written, so a hit is always the row the full
- * search would find. Frames resolved through the kernel's VMA (mirror lagging) are not cached. */
+ * search would find (a rule never changes once written either). Frames resolved through the kernel's VMA (mirror lagging) are not cached. */
 #define STP_ROWCACHE 256  /* entries per CPU (power of two) */
 struct stp_rowcache_ent {
   uint64_t pc;
   uint32_t tgid, gen;
-  uint32_t row;    /* index in stp_cfi_rows */
+  uint32_t row;    /* the row's rule: index in stp_cfi_rules */
   uint32_t exact;  /* exact_pc of the lookup (pc or pc - 1 was searched) */
 };
 struct stp_rowcache {

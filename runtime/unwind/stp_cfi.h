@@ -108,23 +108,67 @@ struct stp_cfi_row {
  * followed by another, so a lookup between FDEs finds that row and stops. */
 #define STP_INV_NO_FDE 0
 
-/* Where a file's rows sit in the row pool: BPF array "stp_cfi_rows" (mmapable; the loader
- * writes tables into it) and array "stp_cfi_files" (index: the VMA tracker's file_id; nr == 0: no table). */
+/* The row as the kernel holds it: 4 bytes. Tables repeat a few hundred distinct rules over
+ * hundreds of thousands of rows (cc1plus: 518k rows, 769 rules), so a row is its pc within its
+ * page (the file's page index below says which rows start in a page) and the index of its rule
+ * in one dictionary shared by every loaded file (BPF array "stp_cfi_rules": struct
+ * stp_cfi_row values whose pc is 0). The walk reads the rule as a struct stp_cfi_row, the same
+ * fields as the 12-byte form (unwind-tables/compact_table.h converts; the compiler and the
+ * on-disk cache keep the 12-byte form). As in the OpenTelemetry eBPF profiler's stack deltas. */
+struct stp_cfi_crow {
+  uint16_t pc;    /* offset of the row's first pc in the page it starts in */
+  uint16_t rule;  /* index in stp_cfi_rules */
+};  /* 4 bytes */
+
+/* An element of the row pool (8 bytes, a BPF array's smallest stride): two rows of a file, or
+ * one entry of its page index. */
+struct stp_cfi_elem {
+  union {
+    struct stp_cfi_crow rows[2];  /* rows 2k and 2k + 1 */
+    struct {
+      uint32_t first;  /* the row covering the page's first byte (index in the file's rows) */
+      uint32_t last;   /* the last row starting in the page (>= first) */
+    } page;
+  };
+};
+
+/* The rule dictionary's size: 16-bit rule indexes (a file whose new rules do not fit has no
+ * table, with a warning). Measured: libc 4xx, cc1plus 769 distinct rules. */
+#ifndef STP_CFI_RULES
+# define STP_CFI_RULES (1 << 16)
+#endif
+
+/* The row pool: one index space of 8-byte elements (struct stp_cfi_elem) cut into chunks of
+ * STP_CFI_CHUNK elements, each a BPF array of its own created by the loader when the pool
+ * needs it (BPF array-of-maps "stp_cfi_pool", slot = index >> STP_CFI_CHUNK_SHIFT). Nothing is
+ * sized before load but the number of slots, which the memory budget gives. All chunks have one
+ * size so the verifier inlines their lookups (an inner map of its own size per file would make
+ * every search step a helper call). A file's region holds its page index, then its rows. */
+#define STP_CFI_CHUNK_SHIFT 17
+#define STP_CFI_CHUNK (1u << STP_CFI_CHUNK_SHIFT)  /* 1 MiB of elements */
+
+/* Where a file's rows sit in the row pool (array "stp_cfi_files", index: the VMA tracker's
+ * file_id; nr == 0: no table). */
 struct stp_cfi_file {
   uint64_t base;    /* file vaddr of row pc 0 */
-  uint32_t first;   /* index of the file's first row in stp_cfi_rows */
+  uint32_t first;   /* pool index of the element holding the file's rows 0 and 1 */
   uint32_t nr;      /* rows */
   int64_t delta;    /* p_vaddr - p_offset of the executable PT_LOAD: file vaddr of a pc in a
                        mapping = pc - vm_start + vm_pgoff * 4096 + delta */
-  uint32_t page_first;  /* the file's page index in stp_cfi_pages */
-  uint32_t npages;      /* entries: one per 4 KiB of row pcs, plus one */
+  uint32_t page_first;  /* pool index of the file's page index */
+  uint32_t npages;      /* entries: one per page of row pcs */
+  uint32_t page_shift;  /* log2 of the page size, STP_CFI_PAGE_SHIFT or more (below) */
+  uint32_t pad;
 };
 
-/* Page index (array "stp_cfi_pages", uint32_t): for page p of a file (row pcs p*4096 ...),
- * the index (relative to the file's first row) of the row covering the page's first byte; a pc
- * in page p lies in rows [idx[p], idx[p+1]], so the binary search takes a few steps instead of
- * log2(rows). */
+/* Page index: for page p of a file (row pcs p << page_shift ...), one pool element: the row
+ * covering the page's first byte and the last row starting in the page. A pc in page p is in
+ * row `first` or in one of the rows first+1 .. last, all of which start in page p, so their
+ * in-page pcs order them: the binary search takes a few steps instead of log2(rows). Pages are
+ * 4 KiB, or up to 64 KiB (the reach of a 16-bit in-page pc) where a file has few rows for its
+ * code size (chromium: 55k rows over 236 MB of code), so the index takes about a byte per row. */
 #define STP_CFI_PAGE_SHIFT 12
+#define STP_CFI_PAGE_SHIFT_MAX 16
 
 /* Hash "stp_cfi_inodes": which file id a file has, by its inode, for pcs the VMA mirror does
  * not cover yet (a process that exec'd or dlopen'd a moment ago: the mirror is written by user
