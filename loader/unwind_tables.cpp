@@ -225,6 +225,7 @@ bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino
   compile_ms_ += ms_since(t0);
   if (!ok || e->table.rows.empty()) {
     failed_.insert(file_id);
+    mark_no_table(file_id, dev, ino);
     if (verbose_ > 0)
       warnings.push_back("no unwind table for " + path + (why.empty() ? "" : ": " + why));
     return false;
@@ -242,6 +243,7 @@ bool UnwindTables::write(Entry& e) {
       warnings.push_back("unwind table pool full (" + std::to_string(capacity_) +
                          " rows): " + e.path + " and later files unwind by frame pointers only");
     pool_full_warned_ = true;
+    mark_no_table(e.file_id, e.dev, e.ino);
     return false;
   }
   // A BPF array stores each value at an 8-byte-aligned stride (12-byte rows sit 16 bytes apart).
@@ -316,7 +318,31 @@ bool UnwindTables::attach(struct bpf_object* obj, std::string& why) {
   if (struct bpf_map* inodes = bpf_object__find_map_by_name(obj, "stp_cfi_inodes"))
     inodes_fd_ = bpf_map__fd(inodes);
   for (auto& [id, e] : files_) write(*e);
+  for (const NoTable& n : no_table_before_load_) mark_no_table(n.file_id, n.dev, n.ino);
+  no_table_before_load_.clear();
   return true;
+}
+
+void UnwindTables::mark_no_table(uint32_t file_id, uint64_t dev, uint64_t ino) {
+  if (!file_id) return;
+  if (files_fd_ < 0) {
+    no_table_before_load_.push_back({file_id, dev, ino});
+    return;
+  }
+  struct stp_cfi_file f{};  // nr 0: no rows
+  bpf_map_update_elem(files_fd_, &file_id, &f, BPF_NOEXIST);  // never over a table
+  if (ino && inodes_fd_ >= 0) {
+    struct stp_cfi_inode k{};
+    k.ino = ino;
+    k.dev = (uint32_t)((major(dev) << 20) | minor(dev));
+    bpf_map_update_elem(inodes_fd_, &k, &file_id, BPF_NOEXIST);
+  }
+}
+
+const unwind::CfiTable* UnwindTables::table_for(const vma::Mapping& m) {
+  on_mapping(m);
+  auto it = files_.find(m.file_id);
+  return it == files_.end() ? nullptr : &it->second->table;
 }
 
 void UnwindTables::on_mapping(const vma::Mapping& m) {
@@ -324,6 +350,7 @@ void UnwindTables::on_mapping(const vma::Mapping& m) {
   std::string path = m.path == "[vdso]" ? vdso_file() : m.path;
   if (path.empty() || path[0] != '/') {
     failed_.insert(m.file_id);
+    mark_no_table(m.file_id, m.dev, m.ino);
     return;
   }
   if (load_file(path, m.dev, m.ino, m.file_id)) {

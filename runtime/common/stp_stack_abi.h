@@ -47,7 +47,10 @@ enum stp_unwind_stop {
   STP_STOP_UNTRUSTED = 7,   /* (DWARF walk) the rule needs a register this context lacks */
   STP_STOP_NO_MAPPINGS = 8, /* (DWARF walk) neither the VMA mirror nor the kernel could say what
                                is mapped at the pc (the task's mmap lock was taken) */
-  STP_STOP_NR = 9,
+  STP_STOP_NO_TABLE_YET = 9, /* (DWARF walk) the pc's file will have a table, but it was not
+                               loaded yet (a program's first events): a USNAP record
+                               (common/stp_usnap.h) lets user space finish the walk */
+  STP_STOP_NR = 10,
 };
 #define STP_STOP_MASK 15  /* counters are kept for 16 reasons (stp_session.ustack_stops) */
 
@@ -55,7 +58,7 @@ enum stp_unwind_stop {
 #define STP_UNWIND_STOP_NAMES                                                          \
   { "end of stack", "depth limit (MAXBACKTRACE)", "read fault", "bad frame",             \
     "no user registers", "no unwind table", "invalid unwind row", "untrusted register",    \
-    "mappings unknown" }
+    "mappings unknown", "unwind table not loaded yet" }
 
 /* ---- the content hash ------------------------------------------------------------------- */
 /* FNV-1a's offset basis and prime, one 64-bit value per step instead of one byte: a pc is one
