@@ -14,6 +14,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib
 from stap_stack import parse_frame, parse_perf_frame
 
 UKSTAP = os.environ.get("UKSTAP", "ukstap")
+BEFORE = os.environ.get("UKSTAP_BEFORE")   # another build for a before/after row in one run
+PYBIN = "/usr/bin/python3"  # Debian's, not a pyenv shim: perf unwinds pyenv's build poorly here
 WORK = sys.argv[1] if len(sys.argv) > 1 else "/tmp/first_events"
 os.makedirs(WORK, exist_ok=True)
 START = {"_start", "_dl_start_user", "start_thread", "clone3", "__clone3"}
@@ -28,24 +30,25 @@ with open(PY, "w") as f:
             "def f2(): f3()\ndef f1(): f2()\nf1()\n")
 CT = os.path.join(WORK, "ct.py")
 with open(CT, "w") as f:
-    f.write("import ctypes\nlibc = ctypes.CDLL(None)\n"
-            "for _ in range(200): libc.getppid()\n")
+    f.write("import ctypes\nuuid = ctypes.CDLL('libuuid.so.1')\nbuf = ctypes.create_string_buffer(16)\n"
+            "for _ in range(50): uuid.uuid_generate_random(buf)\n")
 
 # name, execname, argv, syscall filter (None: every syscall), events
 CASES = [
     ("perl x.pl (first 300 syscalls)", "perl", ["perl", PL], None, 300),
-    ("python3 x.py (first 200 syscalls)", "python3", ["python3", PY], None, 200),
-    ("python3 ctypes: getppid through libffi (200 calls)", "python3", ["python3", CT], 110, 200),
+    ("python3 x.py (first 200 syscalls)", "python3", [PYBIN, PY], None, 200),
+    ("python3 ctypes: dlopen libuuid, then 50 calls (getrandom)", "python3", [PYBIN, CT], 318, 52),
 ]
 
 
-def ukstap_stacks(comm, argv, nr, n, shell):
-    cond = "execname() == \"%s\"%s" % (comm, " && $id == %d" % nr if nr else "")
+def ukstap_stacks(comm, argv, nr, n, shell, ukstap=UKSTAP):
+    cond = "(pid() == target() || ppid() == target()) && execname() == \"%s\"%s" % (
+        comm, " && $id == %d" % nr if nr else "")
     script = ('global n; probe kernel.trace("raw_syscalls:sys_enter") { if (%s && n++ < %d) '
               '{ printf("==\\n"); print_ubacktrace() } }' % (cond, n))
     cmd = " ".join(argv) + " > /dev/null" if shell else " ".join(argv)
     out = os.path.join(WORK, "uk.out")
-    p = subprocess.run([UKSTAP, "-v", "-e", script, "-c", cmd, "-o", out],
+    p = subprocess.run([ukstap, "-v", "-e", script, "-c", cmd, "-o", out],
                        capture_output=True, text=True)
     stacks, cur = [], None
     for l in open(out, errors="replace"):
@@ -61,7 +64,7 @@ def ukstap_stacks(comm, argv, nr, n, shell):
 
 def perf_stacks(comm, argv, nr, n):
     data = os.path.join(WORK, "perf.data")
-    subprocess.run(["perf", "record", "-q", "-e", "raw_syscalls:sys_enter", "--call-graph", "dwarf",
+    subprocess.run(["perf", "record", "-q", "-m", "16M", "-e", "raw_syscalls:sys_enter", "--call-graph", "dwarf",
                     "-o", data, "--"] + argv, capture_output=True, stdout=None)
     txt = subprocess.run(["perf", "script", "-i", data, "--comms", comm, "-F",
                           "comm,event,trace,ip,sym,dso"], capture_output=True, text=True).stdout
@@ -89,13 +92,18 @@ def summary(stacks):
     return "%d/%d" % (sum(complete(s) for s in stacks), len(stacks))
 
 
-print("| program | ukstap via `sh -c` | ukstap direct | perf dwarf direct | walks finished in user "
-      "space / stack copies / bytes each |")
+print("| program | before: via `sh -c` / direct | after: via `sh -c` / direct | perf dwarf direct "
+      "| after, via `sh -c`: walks finished in user space / stack copies / stack bytes each |")
 print("|---|---|---|---|---|")
 for name, comm, argv, nr, n in CASES:
+    before = "-"
+    if BEFORE:
+        b1, _ = ukstap_stacks(comm, argv, nr, n, True, BEFORE)
+        b2, _ = ukstap_stacks(comm, argv, nr, n, False, BEFORE)
+        before = "%s / %s" % (summary(b1), summary(b2))
     sh, w = ukstap_stacks(comm, argv, nr, n, True)
     di, _ = ukstap_stacks(comm, argv, nr, n, False)
     pf = perf_stacks(comm, argv, nr, n)
-    print("| %s | %s | %s | %s | %s / %s / %s |" % (name, summary(sh), summary(di), summary(pf),
-                                                   w[1], w[2], w[3]))
+    print("| %s | %s | %s / %s | %s | %s / %s / %s |" % (name, before, summary(sh), summary(di),
+                                                        summary(pf), w[1], w[2], w[3]))
     sys.stdout.flush()

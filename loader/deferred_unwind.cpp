@@ -12,12 +12,21 @@
 namespace {
 
 // The stepper reads memory only through STP_UNWIND_READ: here only the copy exists. A read
-// beyond it fails like an unreadable page (the walk stops with "read fault", never guesses).
+// beyond it, or of a piece the kernel could not read (a page not present), fails like an
+// unreadable page: the walk stops with "read fault", never guesses.
 const uint8_t* g_copy = nullptr;
 uint64_t g_copy_lo = 0, g_copy_len = 0;
+uint32_t g_missing = 0;
+// The piece (common/stp_usnap.h) holding addr: 0 up to sp's next page boundary, then one a page.
+uint64_t piece_of(uint64_t addr) {
+  uint64_t first_end = (g_copy_lo | 4095) + 1;
+  return addr < first_end ? 0 : 1 + (addr - first_end) / 4096;
+}
 int copy_read(void* dst, size_t n, uint64_t addr) {
-  if (addr < g_copy_lo || addr - g_copy_lo > g_copy_len || n > g_copy_len - (addr - g_copy_lo))
+  if (!n || addr < g_copy_lo || addr - g_copy_lo > g_copy_len || n > g_copy_len - (addr - g_copy_lo))
     return -14;
+  for (uint64_t p = piece_of(addr); p <= piece_of(addr + n - 1); ++p)
+    if (p >= 32 || (g_missing >> p) & 1) return -14;
   std::memcpy(dst, g_copy + (addr - g_copy_lo), n);
   return 0;
 }
@@ -66,6 +75,7 @@ bool DeferredUnwind::finish(const stp_ustack& u, std::vector<uint64_t>& pcs, uin
   g_copy = c.stack.data();
   g_copy_lo = c.regs.sp;
   g_copy_len = c.stack.size();
+  g_missing = c.regs.missing;
 
   // stp__uwalk's registers and stp_uwalk_frame's rules, frame for frame.
   stp_uregs r{};

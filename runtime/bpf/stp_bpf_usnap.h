@@ -7,22 +7,28 @@
  * the bytes read only: a program's first few hundred events each need one, and reserving the
  * bound in the ring for each overflowed it. Its size is bounded: STP_USNAP_BYTES, or less where
  * the stack ends sooner. The main thread's frames all lie below mm->start_stack (argc), so the
- * copy stops there; another thread's stack is read at the full size, halved until the read no
- * longer runs off its mapping.
+ * copy stops there; another thread's stack is read to the bound, and the pages beyond its
+ * mapping are marked missing like pages not present.
  */
 #ifndef STP_BPF_USNAP_H
 #define STP_BPF_USNAP_H
 
 #include "common/stp_usnap.h"
 
-#if (STP_USNAP_BYTES & (STP_USNAP_BYTES - 1)) || STP_USNAP_BYTES < 512
-# error "STP_USNAP_BYTES must be a power of two >= 512"
+#if (STP_USNAP_BYTES & (STP_USNAP_BYTES - 1)) || STP_USNAP_BYTES < 512 || STP_USNAP_BYTES > 32768
+# error "STP_USNAP_BYTES must be a power of two, 512..32768"
 #endif
 
+/* The whole record is STP_USNAP_BYTES at most: a per-CPU map's value may not exceed 32 KiB. The
+ * copy is read a page at a time (a page that is not present fails alone, and is marked missing),
+ * and the last page's read may start anywhere below STP__USNAP_CAP: a page of slack after it. */
+#define STP__USNAP_ROOM (STP_USNAP_BYTES - sizeof(struct stp_rec_hdr) - sizeof(struct stp_usnap))
+#define STP__USNAP_CAP (STP__USNAP_ROOM - 4096)
+#define STP__USNAP_PIECES (STP__USNAP_CAP / 4096 + 2)
 struct stp__usnap_rec {
   struct stp_rec_hdr h;
   struct stp_usnap s;
-  uint8_t stack[STP_USNAP_BYTES];
+  uint8_t stack[STP__USNAP_ROOM];
 };
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -40,7 +46,7 @@ static __always_inline void stp__usnap_if_pending(struct stp_common *k)
   struct stp__usnap_rec *rec;
   struct task_struct *t;
   uint64_t sp, top;
-  uint32_t n = STP_USNAP_BYTES, size, slot = k->slot & 1;
+  uint32_t n = STP__USNAP_CAP, off = 0, missing = 0, size, slot = k->slot & 1;
   if (k->uw.stop != STP_STOP_NO_TABLE_YET)
     return;
   k->uw.hash = stp_fnv_u64(k->uw.hash, bpf_ktime_get_ns());
@@ -62,25 +68,28 @@ static __always_inline void stp__usnap_if_pending(struct stp_common *k)
   rec->s.fp = STP_X86_64_PT_FP(r);
   rec->s.bx = STP_X86_64_PT_BX(r);
   rec->s.lr = STP_X86_64_PT_LR(r);
-  rec->s.pad = 0;
   t = bpf_get_current_task_btf();
   top = BPF_CORE_READ(t, mm, start_stack);
   if (sp < top && top - sp + 8 < n)
     n = (uint32_t)(top - sp + 8);  /* the main thread: up to and including argc */
-  rec->s.len = 0;
 #ifdef __clang__
 #pragma unroll
 #endif
-  for (int i = 0; i < 4; i++) {  /* a thread's stack may end sooner: halve until it reads */
-    if (n > STP_USNAP_BYTES)
-      n = STP_USNAP_BYTES;
-    if (n && bpf_probe_read_user(rec->stack, n, (const void *)sp) == 0) {
-      rec->s.len = n;
+  for (int i = 0; i < STP__USNAP_PIECES; i++) {
+    uint32_t len = 4096 - (uint32_t)((sp + off) & 4095);
+    if (off >= n || off >= STP__USNAP_CAP)
       break;
-    }
-    n /= 2;
+    if (len > n - off)
+      len = n - off;
+    if (len > 4096)
+      len = 4096;
+    if (bpf_probe_read_user(&rec->stack[off], len, (const void *)(sp + off)) != 0)
+      missing |= 1u << i;  /* the helper zeroed it */
+    off += len;
   }
-  size = (uint32_t)(sizeof(rec->h) + sizeof(rec->s)) + (rec->s.len & (2 * STP_USNAP_BYTES - 1));
+  rec->s.len = off;
+  rec->s.missing = missing;
+  size = (uint32_t)(sizeof(rec->h) + sizeof(rec->s)) + (off & (2 * STP_USNAP_BYTES - 1));
   size = STP_REC_ALIGN(size);
   if (size > sizeof(*rec))
     size = sizeof(*rec);

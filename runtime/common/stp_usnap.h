@@ -18,19 +18,25 @@
 
 #define STP_REC_USNAP 11  /* enum stp_rec_type (common/stp_records.h) */
 
-/* Bytes of stack copied (power of two; -D STP_USNAP_BYTES=N). A walk needs the frames between
- * the leaf and the outermost one: perl's and python3's first events need 3-6 KiB
- * (/work/notes/early.md). */
+/* The copy's record is at most this many bytes (a power of two, 512..32768: -D STP_USNAP_BYTES=N;
+ * the stack bytes are 64 fewer): the frames
+ * between the leaf and the outermost one. perl's and python3's first events use 1-4 KiB on
+ * average (the copy ends at argc), but python's _Py_wreadlink keeps a 20 KiB buffer on its frame:
+ * with 16 KiB those stacks stopped two frames up (perf's default 8 KiB stops there too). A
+ * walk that runs off the copy stops with "read fault", never guessing. */
 #ifndef STP_USNAP_BYTES
-# define STP_USNAP_BYTES 16384
+# define STP_USNAP_BYTES 32768
 #endif
 
 struct stp_usnap {
   uint32_t pid, tid;
   uint64_t time_ns;            /* bpf_ktime_get_ns() of the copy: pairs it with its USTACK */
   uint64_t pc, sp, fp, bx, lr; /* the leaf's registers (x86_64: rip, rsp, rbp, rbx, rdi) */
-  uint32_t len;                /* stack bytes that follow (0: the stack could not be read) */
-  uint32_t pad;
+  uint32_t len;                /* stack bytes that follow */
+  uint32_t missing;            /* bit i: piece i could not be read (zeros in its place). Piece
+                                  0 is [sp, sp's next page boundary), piece i the i-th page
+                                  after it: a page never touched (a big buffer on a frame) is
+                                  not present, and a fault-free read cannot bring it in */
 };
 
 #endif /* STP_COMMON_USNAP_H */
