@@ -25,7 +25,9 @@ enum stp_pc_where {
 
 /* No table for a file: PENDING while the loader has not answered for it (it registers an empty
  * table for a file that has none) in a process whose files it loads (stp_config.tables_loading);
- * else NO_TABLE (frame pointers): tables off, an untracked process, ukstap itself. */
+ * else NO_TABLE (frame pointers): tables off, an untracked process, ukstap itself or a child it
+ * forked other than the -c command (the event closer: its stack is a copy of ukstap's, not
+ * something to load tables for and profile). */
 static __always_inline enum stp_pc_where stp__no_table_for(const void *file_entry)
 {
   uint32_t mode = stp_config.tables_loading;
@@ -33,7 +35,10 @@ static __always_inline enum stp_pc_where stp__no_table_for(const void *file_entr
   if (file_entry || mode == STP_TABLES_OFF)
     return STP_PC_NO_TABLE;
   t = bpf_get_current_task_btf();
-  if (BPF_CORE_READ(t, tgid) == stp_config.runtime_pid)
+  uint32_t tgid = BPF_CORE_READ(t, tgid);
+  if (tgid == stp_config.runtime_pid ||
+      (BPF_CORE_READ(t, real_parent, tgid) == stp_config.runtime_pid &&
+       tgid != stp_config.target_pid))  /* the -c command is ukstap's child too */
     return STP_PC_NO_TABLE;
   if (mode == STP_TABLES_ALL || stp__in_target_tree(t))
     return STP_PC_TABLE_PENDING;
