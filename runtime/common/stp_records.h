@@ -49,6 +49,8 @@ enum stp_rec_type {
   STP_REC_USTACK = 8,
   STP_REC_KSTACK = 9,
   STP_REC_WAKE = 10,   /* no payload: wakes the reader so it drains the VMA side-band now */
+  STP_REC_USNAP = 11,  /* a copy of the top of a user stack for the next USTACK record of its
+                          thread (common/stp_usnap.h) */
 };
 
 /* Symbol flags of the backtrace/symbol hooks (RUNTIME-HOOKS.md), the id of a USTACK record. */

@@ -10,13 +10,11 @@
  * read from the ring buffer and dropped once the walk is done. Once a process's files have
  * tables its walks never stop so, and no copy is made.
  *
- * Record: struct stp_rec_hdr (type STP_REC_USNAP, id 0) + struct stp_usnap + len bytes of stack
+ * Record: struct stp_rec_hdr (type STP_REC_USNAP of common/stp_records.h, id 0) + struct stp_usnap + len bytes of stack
  * (padded to 8).
  */
 #ifndef STP_COMMON_USNAP_H
 #define STP_COMMON_USNAP_H
-
-#define STP_REC_USNAP 11  /* enum stp_rec_type (common/stp_records.h) */
 
 /* The copy's record is at most this many bytes (a power of two, 512..32768: -D STP_USNAP_BYTES=N;
  * the stack bytes are 64 fewer): the frames
