@@ -17,6 +17,7 @@
 #include "loader/output.h"
 #include "loader/unwind_tables.h"
 #include "loader/ustack_output.h"
+#include "loader/deferred_unwind.h"
 #include "unwind/stp_unwind.h"
 #include "vma-tracker/tracker.h"
 
@@ -59,6 +60,12 @@ void ExitReport::user_stacks() {
     any = true;
   }
   d << (any ? "\n" : " none\n");
+  if (const DeferredUnwind* w = t_.deferred; w && (w->copies || w->without_copy))
+    d << "User stacks: " << w->finished + w->without_copy
+      << " walks waited for an unwind table: " << w->finished
+      << " finished in user space over a stack copy (" << w->copies << " copies, "
+      << (w->copies ? w->copy_bytes / w->copies : 0) << " stack bytes each on average, within "
+      << (w->last_ns - w->first_ns) / 1000000 << " ms), " << w->without_copy << " without one\n";
   if (session->ustack_fp_frames)
     d << "User stacks: " << session->ustack_fp_frames
       << " frames found by frame pointers (no unwind table for their code: marked inexact)\n";

@@ -24,6 +24,7 @@ namespace loader {
 
 class Output;
 class UnwindTables;
+class DeferredUnwind;
 class UserStacks;
 class KernelStacks;
 
@@ -33,6 +34,7 @@ struct RunTotals {
   Output* out;
   vma::Tracker* tracker = nullptr;
   UnwindTables* tables = nullptr;
+  DeferredUnwind* deferred = nullptr;
   UserStacks* ustacks = nullptr;
   KernelStacks* kstacks = nullptr;
   const ksym::Kallsyms* kallsyms = nullptr;

@@ -18,6 +18,7 @@
 
 #include "codegen/module_info.h"
 #include "common/stp_records.h"
+#include "common/stp_usnap.h"
 #include "driver/profile_mode.h"
 #include "driver/session.h"
 
@@ -351,6 +352,9 @@ void Output::record(const void* data, size_t len) {
       case STP_REC_USTACK: ustack_record(h.id, body, blen); break;
       case STP_REC_KSTACK: kstack_record(h.id, body, blen); break;
       case STP_REC_WAKE: break;  // only woke us: the loop drains the VMA side-band first
+      case STP_REC_USNAP:  // a stack copy for the next USTACK record (deferred_unwind.h)
+        if (ustacks_) ustacks_->snapshot(body, blen);
+        break;
       default: malformed++; break;
     }
     off += sizeof h + blen;

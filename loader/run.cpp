@@ -442,6 +442,7 @@ int Runner::run() {
   loader::RunConfigInput cin;
   cin.target_pid = target_pid_;
   cin.vdso_file_id = stacks_.vdso_file_id();
+  cin.tables_loading = stacks_.tables_loading();
   config_ = loader::make_run_config(cin);
   if (!s_.bpf_object_path.empty()) {
     if (!load_bpf()) return 1;
@@ -511,6 +512,7 @@ int Runner::run() {
   loader::RunTotals totals{session_, &out_};
   totals.tracker = stacks_.tracker();
   totals.tables = stacks_.tables();
+  totals.deferred = stacks_.deferred();
   totals.ustacks = stacks_.user_stacks();
   totals.kstacks = stacks_.kernel_stacks();
   totals.kallsyms = stacks_.kallsyms();

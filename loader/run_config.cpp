@@ -67,6 +67,7 @@ struct stp_config make_run_config(const RunConfigInput& in) {
   c.runtime_pid = ::getpid();
   c.runtime_uid = ::getuid();
   c.vdso_file_id = in.vdso_file_id;
+  c.tables_loading = in.tables_loading;
   struct timespec rt, bt;
   ::clock_gettime(CLOCK_REALTIME, &rt);
   ::clock_gettime(CLOCK_BOOTTIME, &bt);

@@ -36,6 +36,7 @@ long kernel_hz();
 struct RunConfigInput {
   pid_t target_pid = 0;        // -x PID or the -c command, else 0
   uint32_t vdso_file_id = 0;   // the VMA tracker's id of [vdso] (0: no tracker)
+  uint32_t tables_loading = 0; // STP_TABLES_*: whose files get unwind tables (stack_sources.h)
 };
 
 // The configuration of this run: possible CPUs, kernel HZ, the target, ukstap's own pid and uid,

@@ -17,6 +17,7 @@
 #include "loader/native_abi.h"
 #include "loader/output.h"
 #include "loader/stack_ids.h"
+#include "loader/deferred_unwind.h"
 #include "loader/unwind_tables.h"
 #include "loader/ustack_output.h"
 #include "loader/util.h"
@@ -35,6 +36,7 @@ bool StackSources::start_user(pid_t target_pid, const std::string& target_path, 
   tracker_ = std::make_unique<vma::Tracker>();
   vma::TargetSpec spec;
   spec.system_wide = target_pid == 0;
+  system_wide_ = spec.system_wide;
   spec.target_pid = target_pid;
   for (auto& p : m_.probes) {  // processes running a process("PATH") probe's binary
     if (!p.family.binary_path().empty()) spec.binaries.push_back(p.family.binary_path());
@@ -96,6 +98,10 @@ bool StackSources::start_user(pid_t target_pid, const std::string& target_path, 
     tables_->preload(files);
   }
   ustacks_ = std::make_unique<UserStacks>(*tracker_, *symbolizer_);
+  if (tables_) {
+    deferred_ = std::make_unique<DeferredUnwind>(*tracker_, *symbolizer_, *tables_);
+    ustacks_->set_deferred(deferred_.get());
+  }
   ustacks_->set_target(target_pid);
   ustacks_->set_probe_points(probe_points());
   out.set_user_stacks(ustacks_.get());
@@ -210,6 +216,11 @@ void StackSources::attach(struct bpf_object* obj, volatile struct stp_session* s
 
 uint32_t StackSources::vdso_file_id() {
   return tracker_ ? tracker_->file_id_for("[vdso]", 0, 0) : 0;
+}
+
+uint32_t StackSources::tables_loading() const {
+  if (!tables_) return STP_TABLES_OFF;
+  return system_wide_ ? STP_TABLES_ALL : STP_TABLES_TARGET_TREE;
 }
 
 void StackSources::drain() {

@@ -40,6 +40,7 @@ class Output;
 class UserStacks;
 class KernelStacks;
 class UnwindTables;
+class DeferredUnwind;
 class StackIds;
 
 class StackSources {
@@ -62,6 +63,9 @@ class StackSources {
   void attach(struct bpf_object* obj, volatile struct stp_session* session);
   // The VMA tracker's id of the [vdso] (0 without user stacks): run_config.h.
   uint32_t vdso_file_id();
+  // Whose files get unwind tables (STP_TABLES_*, common/stp_records.h): the in-kernel walk
+  // waits for those (a USNAP copy) instead of guessing by frame pointers.
+  uint32_t tables_loading() const;
   // Reads the tracker's side-band rings (they must not overflow): each event-loop round.
   void drain();
   // Before the ring buffer goes: the tracker stops reading its positions.
@@ -69,6 +73,7 @@ class StackSources {
 
   vma::Tracker* tracker() const { return tracker_.get(); }
   UnwindTables* tables() const { return tables_.get(); }
+  DeferredUnwind* deferred() const { return deferred_.get(); }
   UserStacks* user_stacks() const { return ustacks_.get(); }
   KernelStacks* kernel_stacks() const { return kstacks_.get(); }
   const ksym::Kallsyms* kallsyms() const { return kallsyms_.get(); }
@@ -84,6 +89,8 @@ class StackSources {
   std::unique_ptr<sym::Symbolizer> symbolizer_;
   std::unique_ptr<UserStacks> ustacks_;
   std::unique_ptr<UnwindTables> tables_;
+  std::unique_ptr<DeferredUnwind> deferred_;    // walks finished over a stack copy
+  bool system_wide_ = false;                    // the tracker follows every process
   std::unique_ptr<ksym::Kallsyms> kallsyms_;     // only for scripts using kernel stacks/symbols
   std::unique_ptr<KernelStacks> kstacks_;
   std::unique_ptr<StackIds> ustack_ids_, kstack_ids_;  // ustack_id()/kstack_id() maps

@@ -247,6 +247,7 @@ bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino
   compile_ms_ += ms_since(t0);
   if (!ok || e->table.rows.empty()) {
     failed_.insert(file_id);
+    mark_no_table(file_id, dev, ino);
     // A file that is no ELF at all (a #! script given to -c) is no mapping to unwind: nothing
     // to say. An ELF file that cannot be read keeps its line.
     if (verbose_ > 0 && (file.fd() < 0 || vma::has_elf_magic(file.fd())))
@@ -316,7 +317,10 @@ bool UnwindTables::write(Entry& e) {
   if (e.same_as) {  // the rows of the file of the same content, under this file's id
     Entry& twin = *files_.at(e.same_as);
     std::string why;
-    if (!write(twin)) return false;
+    if (!write(twin)) {
+      mark_no_table(e.file_id, e.dev, e.ino);
+      return false;
+    }
     e.written = share_table(files_fd_, inodes_fd_, twin.file_id, e.file_id, e.dev, e.ino, why);
     if (!e.written) warnings.push_back("cannot register the unwind table of " + e.path + ": " + why);
     return e.written;
@@ -330,6 +334,7 @@ bool UnwindTables::write(Entry& e) {
     warnings.push_back("unwind rule dictionary full (" + std::to_string(rules_->capacity()) +
                        " distinct rules): " + e.path + " has no unwind table, its frames " +
                        "unwind by frame pointers only");
+    mark_no_table(e.file_id, e.dev, e.ino);
     return false;
   }
   uint64_t need = (uint64_t)used_ + c.elements();
@@ -343,12 +348,14 @@ bool UnwindTables::write(Entry& e) {
                   budget_mb_, e.path.c_str(), n, (double)c.elements() * 8 / kMiB,
                   (double)(chunks_.size() * kChunkBytes + kRulesBytes) / kMiB, rows_written_);
     warnings.push_back(buf);
+    mark_no_table(e.file_id, e.dev, e.ino);
     return false;
   }
   std::string why;
   if (!grow_pool(need, why)) {
     rules_->truncate(known_rules);
     warnings.push_back(why + ": " + e.path + " has no unwind table, its frames unwind by frame pointers only");
+    mark_no_table(e.file_id, e.dev, e.ino);
     return false;
   }
   // Rules new with this table, before any row that names them.
@@ -425,7 +432,31 @@ bool UnwindTables::attach(struct bpf_object* obj, std::string& why) {
   grow_pool(std::min<uint64_t>(need, (uint64_t)slots_ * STP_CFI_CHUNK), gwhy);  // else per table
   write_ms_ += ms_since(t0);
   for (auto& [id, e] : files_) write(*e);
+  for (const NoTable& n : no_table_before_load_) mark_no_table(n.file_id, n.dev, n.ino);
+  no_table_before_load_.clear();
   return true;
+}
+
+void UnwindTables::mark_no_table(uint32_t file_id, uint64_t dev, uint64_t ino) {
+  if (!file_id) return;
+  if (files_fd_ < 0) {
+    no_table_before_load_.push_back({file_id, dev, ino});
+    return;
+  }
+  struct stp_cfi_file f{};  // nr 0: no rows
+  bpf_map_update_elem(files_fd_, &file_id, &f, BPF_NOEXIST);  // never over a table
+  if (ino && inodes_fd_ >= 0) {
+    struct stp_cfi_inode k{};
+    k.ino = ino;
+    k.dev = (uint32_t)((major(dev) << 20) | minor(dev));
+    bpf_map_update_elem(inodes_fd_, &k, &file_id, BPF_NOEXIST);
+  }
+}
+
+const unwind::CfiTable* UnwindTables::table_for(const vma::Mapping& m) {
+  on_mapping(m);
+  auto it = files_.find(m.file_id);
+  return it == files_.end() ? nullptr : &it->second->table;
 }
 
 void UnwindTables::on_mapping(const vma::Mapping& m) {
@@ -433,6 +464,7 @@ void UnwindTables::on_mapping(const vma::Mapping& m) {
   std::string path = m.path == "[vdso]" ? vdso_file() : m.path;
   if (path.empty() || path[0] != '/') {
     failed_.insert(m.file_id);
+    mark_no_table(m.file_id, m.dev, m.ino);
     return;
   }
   if (load_file(path, m.dev, m.ino, m.file_id)) {

@@ -59,6 +59,9 @@ class UnwindTables {
   bool attach(struct bpf_object* obj, std::string& why);
   // A target mapped an executable file (tracker callback): load its table if it has none yet.
   void on_mapping(const vma::Mapping& m);
+  // The table of the file mapped at `m`, loaded now if the tracker has not reported it yet;
+  // nullptr when it has none (deferred_unwind.h: walks the kernel could not finish).
+  const unwind::CfiTable* table_for(const vma::Mapping& m);
 
   // -v lines: per-file coverage, totals, time spent.
   std::vector<std::string> report() const;
@@ -70,6 +73,14 @@ class UnwindTables {
   bool write(Entry& e);
   bool grow_pool(uint64_t elements, std::string& why);  // chunks up to `elements`
   char* pool_elem(uint32_t i);                         // element i's bytes (chunk mmapped)
+  // A file that gets no table (none, unreadable, over the budget): an empty entry, so the kernel's
+  // walk stops waiting for it and uses frame pointers there (bpf/stp_bpf_frame_row.h).
+  void mark_no_table(uint32_t file_id, uint64_t dev, uint64_t ino);
+  struct NoTable {
+    uint32_t file_id;
+    uint64_t dev, ino;
+  };
+  std::vector<NoTable> no_table_before_load_;  // written by attach()
 
   vma::Tracker& tracker_;
   sym::Symbolizer& sym_;

@@ -1,5 +1,6 @@
 // USTACK records -> SystemTap's backtrace and symbol texts (see ustack_output.h).
 #include "loader/ustack_output.h"
+#include "loader/deferred_unwind.h"
 #include "loader/stack_ids.h"
 #include "loader/stack_tokens.h"
 
@@ -36,6 +37,10 @@ UserStacks::UserStacks(vma::Tracker& tracker, sym::Symbolizer& symbolizer)
 
 bool UserStacks::has_token(const char* s, size_t n) {
   return std::memchr(s, '\x1e', n) != nullptr;
+}
+
+void UserStacks::snapshot(const unsigned char* p, size_t n) {
+  if (deferred_) deferred_->snapshot(p, n);
 }
 
 int UserStacks::pick_pid(int pid, uint64_t pc, uint64_t t_ns) {
@@ -213,13 +218,18 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
     }
     case STP_USTACK_PCS: {
       ++stacks;
-      ++stops[u.stop & STP_STOP_MASK];
-      std::vector<Pc> pcs;
+      std::vector<uint64_t> raw;
       for (size_t i = 0; i < u.nr && (i + 1) * 8 <= n; ++i) {
         uint64_t pc;
         std::memcpy(&pc, p + i * 8, 8);
-        pcs.push_back({pc, i >= u.exact});
+        raw.push_back(pc);
       }
+      // A walk that waited for a table: finished here over its stack copy.
+      uint32_t exact = u.exact, stop = u.stop;
+      if (deferred_) deferred_->finish(u, raw, exact, stop);
+      ++stops[stop & STP_STOP_MASK];
+      std::vector<Pc> pcs;
+      for (size_t i = 0; i < raw.size(); ++i) pcs.push_back({raw[i], i >= exact});
       walk((int)u.pid, u.time_ns, pcs, flags, frames_out, frames_out ? nullptr : &text);
       break;
     }

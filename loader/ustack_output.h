@@ -30,6 +30,7 @@ class Symbolizer;
 namespace ukstap::loader {
 
 class StackIds;
+class DeferredUnwind;
 
 class UserStacks {
  public:
@@ -41,6 +42,10 @@ class UserStacks {
   void set_probe_points(std::vector<std::string> pps) { pps_ = std::move(pps); }
   // Where ustack_id() stacks are read (the BPF map "stp_ustacks"; null: none).
   void set_stack_ids(const StackIds* ids) { stack_ids_ = ids; }
+  // Finishes walks that stopped for a table not loaded yet (null: unwind tables off).
+  void set_deferred(DeferredUnwind* d) { deferred_ = d; }
+  // A USNAP record (common/stp_usnap.h): the stack copy for the next record of its thread.
+  void snapshot(const unsigned char* p, size_t n);
 
   // One USTACK record: `flags` = header id. Returns text to print now ("" for token records).
   // `error` is set to a runtime error message (umodname of an unknown address).
@@ -107,6 +112,7 @@ class UserStacks {
   std::vector<std::string> pps_;
   std::unordered_map<uint64_t, std::string> tokens_;
   const StackIds* stack_ids_ = nullptr;
+  DeferredUnwind* deferred_ = nullptr;
 };
 
 }  // namespace ukstap::loader

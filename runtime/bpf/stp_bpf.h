@@ -26,6 +26,7 @@
 #include "bpf/stp_bpf_row_cache.h"
 #include "bpf/stp_bpf_frame_row.h"
 #include "bpf/stp_bpf_uwalk.h"
+#include "bpf/stp_bpf_usnap.h"   /* a stack copy for walks waiting for a table */
 #include "bpf/stp_bpf_ustack_records.h"
 #include "bpf/stp_bpf_kstack.h"
 #include "bpf/stp_bpf_stackid.h"

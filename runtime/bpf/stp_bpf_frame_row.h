@@ -18,7 +18,33 @@ enum stp_pc_where {
   STP_PC_NO_TABLE = 2,   /* executable memory without a table: JIT code, or a file whose table
                             is not loaded yet */
   STP_PC_UNKNOWN = 3,    /* the kernel could not say (the mmap lock was busy) */
+  STP_PC_TABLE_PENDING = 4, /* a file the loader has not answered for yet (no entry, not even
+                            an empty one, in stp_cfi_files): its table is coming. The walk
+                            stops (STP_STOP_NO_TABLE_YET) and user space finishes it from a
+                            stack copy (common/stp_usnap.h) */
 };
+
+/* No table for a file: PENDING while the loader has not answered for it (it registers an empty
+ * table for a file that has none) in a process whose files it loads (stp_config.tables_loading);
+ * else NO_TABLE (frame pointers): tables off, an untracked process, ukstap itself or a child it
+ * forked other than the -c command (the event closer: its stack is a copy of ukstap's, not
+ * something to load tables for and profile). */
+static __always_inline enum stp_pc_where stp__no_table_for(const void *file_entry)
+{
+  uint32_t mode = stp_config.tables_loading;
+  struct task_struct *t;
+  if (file_entry || mode == STP_TABLES_OFF)
+    return STP_PC_NO_TABLE;
+  t = bpf_get_current_task_btf();
+  uint32_t tgid = BPF_CORE_READ(t, tgid);
+  if (tgid == stp_config.runtime_pid ||
+      (BPF_CORE_READ(t, real_parent, tgid) == stp_config.runtime_pid &&
+       tgid != stp_config.target_pid))  /* the -c command is ukstap's child too */
+    return STP_PC_NO_TABLE;
+  if (mode == STP_TABLES_ALL || stp__in_target_tree(t))
+    return STP_PC_TABLE_PENDING;
+  return STP_PC_NO_TABLE;
+}
 
 /* File id and load bias of pc: the VMA mirror first, else the kernel's VMA and the inode map.
  * *fp is the file's table, *from_mirror says where the answer came from (only those rows are
@@ -36,7 +62,7 @@ static __always_inline enum stp_pc_where stp__pc_file(struct stp_uwalk *uw,
     key = e->file_id;
     f = bpf_map_lookup_elem(&stp_cfi_files, &key);
     if (!f || !f->nr)
-      return STP_PC_NO_TABLE;
+      return key ? stp__no_table_for(f) : STP_PC_NO_TABLE;  /* key 0: anonymous code */
     *file_id = key;
     *bias = e->bias;
     *fp = f;
@@ -66,7 +92,7 @@ static __always_inline enum stp_pc_where stp__pc_file(struct stp_uwalk *uw,
     struct stp_cfi_inode ik = { kv.ino, kv.dev, 0 };
     uint32_t *id = bpf_map_lookup_elem(&stp_cfi_inodes, &ik);
     if (!id)
-      return STP_PC_NO_TABLE;
+      return stp__no_table_for(id);
     key = *id;
   }
   f = bpf_map_lookup_elem(&stp_cfi_files, &key);

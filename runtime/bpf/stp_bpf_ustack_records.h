@@ -66,6 +66,7 @@ static __always_inline void stp__ustack_emit(struct stp_common *k, int flags, ui
 static __always_inline void stp__ustack_print(struct stp_common *k, int flags)
 {
   stp__uwalk(k);
+  stp__usnap_if_pending(k);
   stp__ustack_emit(k, flags, 0);
 }
 
@@ -73,6 +74,7 @@ static __always_inline void stp__ustack_sprint(struct stp_common *k, char *buf, 
 {
   uint64_t token;
   stp__uwalk(k);
+  stp__usnap_if_pending(k);
   token = stp_stack_token(k->uw.hash, STP_USTACK_PCS, flags);
   stp__ustack_emit(k, flags, token);
   stp__token_str(buf, token);

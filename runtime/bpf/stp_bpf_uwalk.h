@@ -81,6 +81,11 @@ STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm
   } else if (where == STP_PC_UNKNOWN) {
     uw->stop = STP_STOP_NO_MAPPINGS;  /* not knowing whether pc is code, do not guess */
     return STP_UWALK_OVER;
+  } else if (where == STP_PC_TABLE_PENDING) {
+    /* Its table is coming: no frame-pointer guess (most code keeps none). A print/sprint
+     * record carries a stack copy that user space walks then (bpf/stp_bpf_usnap.h). */
+    uw->stop = STP_STOP_NO_TABLE_YET;
+    return STP_UWALK_OVER;
   } else {
     ok = stp_fp_fallback_step(&uw->regs, &stop);
     uw->inexact = 1;  /* this frame and all above it */

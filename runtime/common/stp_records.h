@@ -49,6 +49,8 @@ enum stp_rec_type {
   STP_REC_USTACK = 8,
   STP_REC_KSTACK = 9,
   STP_REC_WAKE = 10,   /* no payload: wakes the reader so it drains the VMA side-band now */
+  STP_REC_USNAP = 11,  /* a copy of the top of a user stack for the next USTACK record of its
+                          thread (common/stp_usnap.h) */
 };
 
 /* Symbol flags of the backtrace/symbol hooks (RUNTIME-HOOKS.md), the id of a USTACK record. */
@@ -132,6 +134,9 @@ struct stp_session {
  * `const volatile struct stp_config stp_config` in .rodata (look up its offset in the .rodata
  * DATASEC of the object's BTF and write it into bpf_map__initial_value()). Native modules get
  * a pointer to the same struct. */
+#define STP_TABLES_OFF 0          /* no tables (UKSTAP_NO_UNWIND_TABLES=1, no user stacks) */
+#define STP_TABLES_ALL 1          /* every process is tracked (no -c/-x) */
+#define STP_TABLES_TARGET_TREE 2  /* the -c/-x target and its descendants are tracked */
 struct stp_config {
   uint32_t nr_cpus;             /* libbpf_num_possible_cpus(): stats aggregation bound */
   uint32_t config_hz;           /* CONFIG_HZ if the loader knows it, else 0 (kconfig is used) */
@@ -140,7 +145,10 @@ struct stp_config {
   int64_t runtime_uid;
   int64_t realtime_offset_ns;   /* CLOCK_REALTIME - CLOCK_BOOTTIME, measured at load */
   uint32_t vdso_file_id;        /* the VMA tracker's file id of the [vdso] (unwind tables) */
-  uint32_t pad0;
+  uint32_t tables_loading;      /* unwind tables are on and every file a tracked process maps
+                                   gets an entry (empty when it has no table), so a file
+                                   without one is waiting for its table
+                                   (bpf/stp_bpf_frame_row.h): STP_TABLES_* */
   uint64_t reserved[3];
 };
 

@@ -51,7 +51,10 @@ enum stp_unwind_stop {
                                pointer 0 or return address 0: a chain that ends there, which
                                says nothing about the end of the stack (code built without
                                frame pointers leaves rbp 0 or anything); never "end of stack" */
-  STP_STOP_NR = 10,
+  STP_STOP_NO_TABLE_YET = 10, /* (DWARF walk) the pc's file will have a table, but it was not
+                                loaded yet (a program's first events): a USNAP record
+                                (common/stp_usnap.h) lets user space finish the walk */
+  STP_STOP_NR = 11,
 };
 #define STP_STOP_MASK 15  /* counters are kept for 16 reasons (stp_session.ustack_stops) */
 
@@ -59,7 +62,7 @@ enum stp_unwind_stop {
 #define STP_UNWIND_STOP_NAMES                                                          \
   { "end of stack", "depth limit (MAXBACKTRACE)", "read fault", "bad frame",             \
     "no user registers", "no unwind table", "invalid unwind row", "untrusted register",    \
-    "mappings unknown", "end of frame-pointer chain" }
+    "mappings unknown", "end of frame-pointer chain", "unwind table not loaded yet" }
 
 /* ---- the content hash ------------------------------------------------------------------- */
 /* FNV-1a's offset basis and prime, one 64-bit value per step instead of one byte: a pc is one
