@@ -14,9 +14,11 @@
 #   stream-emit      the walk without its record (-D STP_PROF_NO_EMIT)
 #   ubt_key          `s[ubacktrace()] <<< 1` (a stack-id token when only used as a key)
 #   ubt_text         `s[ubacktrace() . ""] <<< 1` (the text path the idiom used to take)
+#   base_*           the same with $UKSTAP_BASE (the tree before), perf_dwarf: perf record
+#                    --call-graph dwarf (default sizes); "/perf added" = added ns / perf's added ns
 # Variants interleaved, ROUNDS rounds, medians and (min-max); a round in which another process
 # made getppid() calls too is left out of the BPF column. Root only.
-# Usage: bench/walk_cost.sh [ROUNDS] [N] [VARIANT...]
+# Usage: [UKSTAP_BASE=OLD/ukstap] bench/walk_cost.sh [ROUNDS] [N] [VARIANT...]
 set -eu
 : "${UKSTAP:=$(cd "$(dirname "$0")/.." && pwd)/ukstap}"
 ROUNDS=${1:-3}
@@ -49,6 +51,14 @@ add stream "probe syscall.getppid { if ($F) print_ubacktrace() }"
 add stream-emit "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D STP_PROF_NO_EMIT=1"
 add ubt_key "global s; probe syscall.getppid { if ($F) s[ubacktrace()] <<< 1 } $AGG"
 add ubt_text "global s; probe syscall.getppid { if ($F) s[ubacktrace() . \"\"] <<< 1 } $AGG"
+# The tree before (UKSTAP_BASE: a ukstap binary next to its runtime/ and tapsets/) and perf, for
+# before/after figures and the ratios of issue 15 in one run.
+if [ -n "${UKSTAP_BASE:-}" ]; then
+  add base_id "$ID"
+  add base_stream "probe syscall.getppid { if ($F) print_ubacktrace() }"
+  add base_ubt_key "global s; probe syscall.getppid { if ($F) s[ubacktrace()] <<< 1 } $AGG"
+fi
+ORDER+=(perf_dwarf)
 [ $# -gt 0 ] && ORDER=("$@")
 
 for r in $(seq "$ROUNDS"); do
@@ -58,8 +68,17 @@ for r in $(seq "$ROUNDS"); do
       echo "$v $(awk '/^ns_per_call/ {print $2}' "$tmp/o") -" >> "$tmp/res"
       continue
     fi
+    if [ "$v" = perf_dwarf ]; then
+      perf record -q -e syscalls:sys_enter_getppid --call-graph dwarf --no-bpf-event -o "$tmp/perf.data" \
+        -- "$tmp/deep" "$N" "$D" > "$tmp/o" 2> "$tmp/e" || true
+      echo "$v $(awk '/^ns_per_call/ {print $2}' "$tmp/o") -" >> "$tmp/res"
+      rm -f "$tmp/perf.data"
+      continue
+    fi
+    bin=$UKSTAP
+    [ "${v#base_}" != "$v" ] && bin=$UKSTAP_BASE
     # shellcheck disable=SC2086
-    "$UKSTAP" -vv ${EXTRA[$v]} -o "$tmp/out" -d "$tmp/deep" --ldd -e "${SCRIPT[$v]}" \
+    "$bin" -vv ${EXTRA[$v]} -o "$tmp/out" -d "$tmp/deep" --ldd -e "${SCRIPT[$v]}" \
       -c "$tmp/deep $N $D" > "$tmp/o" 2> "$tmp/e" || { echo "$v failed:"; tail -3 "$tmp/e"; continue; }
     ns=$(awk '/^ns_per_call/ {print $2}' "$tmp/o" "$tmp/out" | head -1)
     # Runs by other processes (the filter fails) would dilute the mean: such a round is left out.
@@ -71,7 +90,13 @@ stat() {  # stat COLUMN VARIANT -> "median (min-max)"
   awk -v c="$1" -v v="$2" '$1 == v && $c != "-" {print $c}' "$tmp/res" | sort -n |
     awk '{a[NR]=$1} END {if (NR) printf "%s (%s-%s)", a[int((NR+1)/2)], a[1], a[NR]; else printf "-"}'
 }
-printf '%-14s %-26s %-24s\n' variant "workload ns/syscall" "BPF ns/event"
+med() { awk -v v="$1" '$1 == v && $2 != "" {print $2}' "$tmp/res" | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
+none=$(med none)
+perf=$(med perf_dwarf)
+printf '%-14s %-26s %-10s %-12s %-24s\n' variant "workload ns/syscall" "added ns" "/perf added" "BPF ns/event"
 for v in "${ORDER[@]}"; do
-  printf '%-14s %-26s %-24s\n' "$v" "$(stat 2 "$v")" "$(stat 3 "$v")"
+  m=$(med "$v")
+  add=$(awk -v a="$m" -v b="$none" 'BEGIN {if (a != "" && b != "") printf "%.0f", a - b; else printf "-"}')
+  rat=$(awk -v a="$m" -v b="$none" -v p="$perf" 'BEGIN {if (a != "" && b != "" && p != "" && p > b) printf "%.2f", (a - b) / (p - b); else printf "-"}')
+  printf '%-14s %-26s %-10s %-12s %-24s\n' "$v" "$(stat 2 "$v")" "$add" "$rat" "$(stat 3 "$v")"
 done

@@ -1,5 +1,5 @@
 // ubacktrace() kept as a key (translator/passes/backtrace_tokens.h): the kernel stored the pcs
-// in the "stp_ustacks" map and the script's string holds "\x1e" 'H' <16 hex digits of the id>
+// in the "stp_ubtstacks" map and the script's string holds "\x1e" 'H' <16 hex digits of the id>
 // "\x1f" instead of the hex list. Printed, or read back by print_ustack/sprint_ustack, the token
 // becomes the text ubacktrace() would have made: "0x%x " per pc, all of them (no MAXSTRINGLEN
 // cut).

@@ -234,7 +234,7 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
       }
       // A ubacktrace() key kept as a stack id: its own process and time, not this record's.
       const StoredStack* st = nullptr;
-      s = expand_hexid_tokens(s, stack_ids_, &st);
+      s = expand_hexid_tokens(s, hex_stack_ids_, &st);
       std::vector<Pc> pcs;
       for (uint64_t pc : parse_hex_list(s)) pcs.push_back({pc, false});
       walk(st ? (int)st->h.pid : (int)u.pid, st ? st->h.time_ns : u.time_ns, pcs, flags, frames_out,
@@ -281,7 +281,7 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
 }
 
 std::string UserStacks::expand(const std::string& s) const {
-  return expand_hexid_tokens(expand_tokens(s, 'U', tokens_), stack_ids_);
+  return expand_hexid_tokens(expand_tokens(s, 'U', tokens_), hex_stack_ids_);
 }
 
 }  // namespace ukstap::loader

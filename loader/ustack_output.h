@@ -41,6 +41,8 @@ class UserStacks {
   void set_probe_points(std::vector<std::string> pps) { pps_ = std::move(pps); }
   // Where ustack_id() stacks are read (the BPF map "stp_ustacks"; null: none).
   void set_stack_ids(const StackIds* ids) { stack_ids_ = ids; }
+  // Where ubacktrace() keys kept as ids are read (the BPF map "stp_ubtstacks"; null: none).
+  void set_hex_stack_ids(const StackIds* ids) { hex_stack_ids_ = ids; }
 
   // One USTACK record: `flags` = header id. Returns text to print now ("" for token records).
   // `error` is set to a runtime error message (umodname of an unknown address).
@@ -107,6 +109,7 @@ class UserStacks {
   std::vector<std::string> pps_;
   std::unordered_map<uint64_t, std::string> tokens_;
   const StackIds* stack_ids_ = nullptr;
+  const StackIds* hex_stack_ids_ = nullptr;
 };
 
 }  // namespace ukstap::loader
