@@ -146,9 +146,14 @@ void StackSources::start_kernel(Output& out) {
 void StackSources::open_stack_ids(struct bpf_object* obj) {
   struct bpf_map* u = bpf_object__find_map_by_name(obj, "stp_ustacks");
   struct bpf_map* k = bpf_object__find_map_by_name(obj, "stp_kstacks");
+  struct bpf_map* h = bpf_object__find_map_by_name(obj, "stp_ubtstacks");
   if (u && ustacks_) {
     ustack_ids_ = std::make_unique<StackIds>(bpf_map__fd(u), bpf_map__value_size(u));
     ustacks_->set_stack_ids(ustack_ids_.get());
+  }
+  if (h && ustacks_) {  // ubacktrace() keys kept as ids (stack_hex_tokens.h)
+    ubt_ids_ = std::make_unique<StackIds>(bpf_map__fd(h), bpf_map__value_size(h));
+    ustacks_->set_hex_stack_ids(ubt_ids_.get());
   }
   if (k && kstacks_) {
     kstack_ids_ = std::make_unique<StackIds>(bpf_map__fd(k), bpf_map__value_size(k));

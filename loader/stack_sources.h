@@ -94,6 +94,7 @@ class StackSources {
   std::unique_ptr<ksym::Kallsyms> kallsyms_;     // only for scripts using kernel stacks/symbols
   std::unique_ptr<KernelStacks> kstacks_;
   std::unique_ptr<StackIds> ustack_ids_, kstack_ids_;  // ustack_id()/kstack_id() maps
+  std::unique_ptr<StackIds> ubt_ids_;  // stp_ubtstacks: ubacktrace() keys kept as ids
   std::pair<void*, size_t> ring_pages_{nullptr, 0};    // the ring's positions (read-only)
 };
 

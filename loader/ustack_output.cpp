@@ -1,6 +1,7 @@
 // USTACK records -> SystemTap's backtrace and symbol texts (see ustack_output.h).
 #include "loader/ustack_output.h"
 #include "loader/deferred_unwind.h"
+#include "loader/stack_hex_tokens.h"
 #include "loader/stack_ids.h"
 #include "loader/stack_tokens.h"
 
@@ -240,9 +241,13 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
         std::memcpy(&len, p, 4);
         s.assign(reinterpret_cast<const char*>(p) + 4, std::min<size_t>(len, n - 4));
       }
+      // A ubacktrace() key kept as a stack id: its own process and time, not this record's.
+      const StoredStack* st = nullptr;
+      s = expand_hexid_tokens(s, hex_stack_ids_, &st);
       std::vector<Pc> pcs;
       for (uint64_t pc : parse_hex_list(s)) pcs.push_back({pc, false});
-      walk((int)u.pid, u.time_ns, pcs, flags, frames_out, frames_out ? nullptr : &text);
+      walk(st ? (int)st->h.pid : (int)u.pid, st ? st->h.time_ns : u.time_ns, pcs, flags, frames_out,
+           frames_out ? nullptr : &text);
       break;
     }
     case STP_USTACK_ID: {
@@ -284,6 +289,8 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
   return "";
 }
 
-std::string UserStacks::expand(const std::string& s) const { return expand_tokens(s, 'U', tokens_); }
+std::string UserStacks::expand(const std::string& s) const {
+  return expand_hexid_tokens(expand_tokens(s, 'U', tokens_), hex_stack_ids_);
+}
 
 }  // namespace ukstap::loader

@@ -46,6 +46,8 @@ class UserStacks {
   void set_deferred(DeferredUnwind* d) { deferred_ = d; }
   // A USNAP record (common/stp_usnap.h): the stack copy for the next record of its thread.
   void snapshot(const unsigned char* p, size_t n);
+  // Where ubacktrace() keys kept as ids are read (the BPF map "stp_ubtstacks"; null: none).
+  void set_hex_stack_ids(const StackIds* ids) { hex_stack_ids_ = ids; }
 
   // One USTACK record: `flags` = header id. Returns text to print now ("" for token records).
   // `error` is set to a runtime error message (umodname of an unknown address).
@@ -113,6 +115,7 @@ class UserStacks {
   std::unordered_map<uint64_t, std::string> tokens_;
   const StackIds* stack_ids_ = nullptr;
   DeferredUnwind* deferred_ = nullptr;
+  const StackIds* hex_stack_ids_ = nullptr;
 };
 
 }  // namespace ukstap::loader

@@ -21,7 +21,9 @@
 /* The unwinder core reads user memory through this (runtime/unwind/). */
 #define STP_UNWIND_READ(dst, size, addr) bpf_probe_read_user((dst), (size), (const void *)(addr))
 /* DWARF steps read the stack through a window in the walk (bpf/stp_bpf_uwalk.h). */
-#define STP_UWIN 512
+#ifndef STP_UWIN  /* a power of two */
+# define STP_UWIN 1024  /* 512: ~2 refills for a 15-frame walk of bench item 1, 1024: one */
+#endif
 struct stp_uregs;
 static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t size, uint64_t addr);
 #define STP_UNWIND_READ_REGS(r, dst, size, addr) stp__uread((r), (dst), (size), (uint64_t)(addr))

@@ -47,9 +47,29 @@ struct {
   __type(value, struct stp_stack_val);
 } stp_kstacks SEC(".maps");
 
+/* The stacks of ubacktrace() keys kept as ids (stp__ustack_hex_token below). A map of their
+ * own: a map without preallocation starts with one free element per CPU, and a timer sample
+ * (NMI) that stored a new stack in one map twice (ustack_id() and a token of the same stack)
+ * found none for the second (run_kstack.sh's profile aggregation lost one). */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, MAXSTACKS);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, uint64_t);
+  __type(value, struct stp_stack_val);
+} stp_ubtstacks SEC(".maps");
+
 #if STP_REC_CAP < 8 * MAXBACKTRACE + 64
 # error "MAXBACKTRACE too large for the record scratch: raise MAXSTRINGLEN"
 #endif
+
+/* Which map stp__stack_store writes (a constant at every call: the verifier wants the map). */
+#define STP__STACKS_USER 0
+#define STP__STACKS_KERNEL 1
+#define STP__STACKS_UBT 2
+#define STP__STACKS_MAP(which) \
+  ((which) == STP__STACKS_KERNEL ? (void *)&stp_kstacks \
+                                 : (which) == STP__STACKS_UBT ? (void *)&stp_ubtstacks : (void *)&stp_ustacks)
 
 /* Store the stack under id unless it is there already (one lookup in the common case). The
  * value is built in the record scratch (too big for the BPF stack). */
@@ -59,7 +79,7 @@ static __always_inline int64_t stp__stack_store(struct stp_common *k, int kernel
 {
   struct stp_stack_val *v = (struct stp_stack_val *)k->rec;
   long rc;
-  if (kernel ? bpf_map_lookup_elem(&stp_kstacks, &id) : bpf_map_lookup_elem(&stp_ustacks, &id))
+  if (bpf_map_lookup_elem(STP__STACKS_MAP(kernel), &id))
     return (int64_t)id;
   if (n > MAXBACKTRACE)
     n = MAXBACKTRACE;
@@ -74,8 +94,7 @@ static __always_inline int64_t stp__stack_store(struct stp_common *k, int kernel
   v->h.stop = (uint8_t)stop;
   if (n)
     bpf_probe_read_kernel(v->pcs, (n * 8) & (8 * STP_UW_MASK_BITS + 8 - 1), pcs);
-  rc = kernel ? bpf_map_update_elem(&stp_kstacks, &id, v, BPF_NOEXIST)
-              : bpf_map_update_elem(&stp_ustacks, &id, v, BPF_NOEXIST);
+  rc = bpf_map_update_elem(STP__STACKS_MAP(kernel), &id, v, BPF_NOEXIST);
   if (rc != 0 && rc != -EEXIST) {
     struct stp_session *s = stp__session();
     if (s)
@@ -107,6 +126,40 @@ static __always_inline int64_t stp__kstack_id(struct stp_common *k, void *ctx)
   h = stp_stack_token(h, STP_USTACK_ID, STP_TOKEN_KERNEL);
   return stp__stack_store(k, 1, h, 0, k->kw.pcs, k->kw.n, k->kw.n, 0);
 }
+
+/* FNV over the pcs alone: ubacktrace()'s text is the pcs, so equal texts from two processes
+ * are one key, as SystemTap's string keys are. A global function: checked once per program. */
+STP_GLOBAL_FN uint64_t stp_bpf_pcs_hash(const struct stp_uwalk *uw)
+{
+  uint64_t h = STP_FNV_OFFSET;
+  if (!uw)
+    return h;
+  for (uint32_t i = 0; i < MAXBACKTRACE; i++) {
+    if (i >= uw->n)
+      break;
+    h = stp_fnv_u64(h, uw->pcs[i]);
+  }
+  return h;
+}
+
+/* ubacktrace() whose value is only an array key or printed (passes/backtrace_tokens.h): the
+ * pcs stored under their content id and a token naming it (letter H), which user space prints
+ * as ubacktrace()'s hex list. No formatting in the kernel and no MAXSTRINGLEN cut. Without user
+ * registers ubacktrace() is "\n": so is this. */
+static __always_inline void stp__ustack_hex_token(struct stp_common *k, char *buf)
+{
+  uint64_t id;
+  stp__uwalk(k);
+  if (k->uw.stop == STP_STOP_NO_USER) {
+    buf[0] = '\n';
+    buf[1] = '\0';
+    return;
+  }
+  id = stp_stack_token(stp_bpf_pcs_hash(&k->uw), STP_USTACK_HEXSTR, STP_TOKEN_HEXID);
+  stp__stack_store(k, STP__STACKS_UBT, id, k->uw.tgid, k->uw.pcs, k->uw.n, k->uw.exact, k->uw.stop);
+  stp_token_str(buf, id, STP_TOKEN_HEXID);
+}
+#define _stp_ustack_hex_token(buf) stp__ustack_hex_token(&c->k, (buf))
 
 /* print_ustack_id(id) & co.: a record naming the id (user space reads the map). */
 static __always_inline void stp__stackid_rec(struct stp_common *k, int type, char letter, char *buf,

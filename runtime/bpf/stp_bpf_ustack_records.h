@@ -67,7 +67,9 @@ static __always_inline void stp__ustack_print(struct stp_common *k, int flags)
 {
   stp__uwalk(k);
   stp__usnap_if_pending(k);
+#ifndef STP_PROF_NO_EMIT  /* profiling (docs/DESIGN.md "What a walk costs"): the walk alone */
   stp__ustack_emit(k, flags, 0);
+#endif
 }
 
 static __always_inline void stp__ustack_sprint(struct stp_common *k, char *buf, int flags)

@@ -15,21 +15,51 @@
 #define STP_UW_MASK_BITS 1023  /* pcs index mask (MAXBACKTRACE <= 1024) */
 
 /* A read of user stack memory for a DWARF step, served from the walk's window of the stack
- * (refilled at the address on a miss: frames lie above each other, so one 512-byte read covers
- * several). `r` is &uw->regs, the walk's first member. A window that cannot be filled (the top
- * of the stack is nearer than 512 bytes) falls back to reading just the bytes asked for. */
+ * (refilled at the address on a miss: frames lie above each other, so one STP_UWIN read covers
+ * several; each refill is a helper call and, on a syscall's first one, the first touch of the
+ * user stack). `r` is &uw->regs, the walk's first member. A refill that fails crosses into a
+ * page that is not there: the end of the stack's mapping (its top nearer than STP_UWIN), or a
+ * page of a big frame never touched (a user read cannot fault it in). A failed read takes a
+ * fault (microseconds), so the window then stops at the address's page end (a window is at
+ * most a page), and so does every refill below it; an address past it tries a whole window
+ * again. A read across that page end, or an address whose own page is not there, reads just
+ * the bytes asked for. */
 static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t size, uint64_t addr)
 {
   struct stp_uwalk *uw = (struct stp_uwalk *)r;
-  uint64_t off = addr - uw->win_lo;
+  uint64_t off = addr - uw->win_lo, len = STP_UWIN;
   if (size > 16)
     return -1;
-  if (!uw->win_ok || addr < uw->win_lo || off + size > STP_UWIN) {
-    if (bpf_probe_read_user(uw->win, STP_UWIN, (const void *)addr) != 0) {
+  if (!uw->win_ok || addr < uw->win_lo || off + size > uw->win_len) {
+#ifdef STP_PROF_REPEAT_UREAD  /* profiling (docs/DESIGN.md "What a walk costs"): refill twice */
+    bpf_probe_read_user(uw->win, STP_UWIN, (const void *)addr);
+#endif
+    if (uw->win_end && addr >= uw->win_end)
+      uw->win_end = 0;  /* past a page that was not there: try whole windows again */
+    if (uw->win_end) {
+      if (uw->win_end - addr < size)
+        return bpf_probe_read_user(dst, size, (const void *)addr);
+      if (uw->win_end - addr < len)
+        len = uw->win_end - addr;
+    }
+    if (len > STP_UWIN || len < 1)
+      len = STP_UWIN;
+    if (bpf_probe_read_user(uw->win, len, (const void *)addr) != 0) {
+      uint64_t page_end = (addr | 4095) + 1;
       uw->win_ok = 0;
-      return bpf_probe_read_user(dst, size, (const void *)addr);
+      if (uw->win_end || len != STP_UWIN || page_end - addr >= STP_UWIN)
+        return bpf_probe_read_user(dst, size, (const void *)addr);
+      len = page_end - addr;
+      if (len > STP_UWIN || len < 1)
+        return -1;
+      if (bpf_probe_read_user(uw->win, len, (const void *)addr) != 0)
+        return bpf_probe_read_user(dst, size, (const void *)addr);
+      uw->win_end = page_end;
+      if (len < size)
+        return bpf_probe_read_user(dst, size, (const void *)addr);
     }
     uw->win_lo = addr;
+    uw->win_len = len;
     uw->win_ok = 1;
     off = 0;
   }
@@ -54,6 +84,37 @@ enum stp_uwalk_step {
   STP_UWALK_OVER = 1,   /* the walk is over: uw->stop says why */
 };
 
+/* The leaf frame's row. A syscall or uprobe probe's leaf is the same pc event after event (the
+ * syscall wrapper, the probed instruction), and it is the one frame the row cache does not
+ * serve (bpf/stp_bpf_frame_row.h: exact pcs are always searched), so its mapping search and
+ * row search were a third of a 15-frame walk. The row is kept in the walk itself, with the
+ * process (tgid) and the mirror version (a global rewrite counter: no two mirrors share one)
+ * it was found under; rows never change once written. Only rows found through the mirror are
+ * kept (not the kernel's VMA answers), and only in task context (slot 0): timer samples'
+ * leaves are anywhere, and caching them was once seen to cut stacks short (see
+ * stp__cfi_row). */
+static __always_inline struct stp_cfi_row *stp__leaf_row(struct stp_uwalk *uw,
+                                                         struct stp_proc_vmas *vm,
+                                                         struct stp_rowcache *rc,
+                                                         enum stp_pc_where *where)
+{
+  struct stp_cfi_row *row;
+  if (uw->leaf_keep && vm && uw->leaf_gen == vm->gen + 1 && uw->leaf_pc == uw->regs.pc &&
+      uw->leaf_tgid == uw->tgid) {
+    *where = STP_PC_TABLE;
+    return &uw->leaf_row;
+  }
+  uw->leaf_gen = 0;
+  row = stp__cfi_row(vm, rc, &uw->regs, where);
+  if (!row || !uw->leaf_keep || !vm || uw->mirror_miss)
+    return row;
+  uw->leaf_row = *row;
+  uw->leaf_pc = uw->regs.pc;
+  uw->leaf_tgid = uw->tgid;
+  uw->leaf_gen = vm->gen + 1;
+  return &uw->leaf_row;
+}
+
 /* One frame of the walk. A global function: the verifier checks it once per program, not once
  * per print_ubacktrace() call site (it is the bulk of the walk's instructions). */
 STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm,
@@ -70,8 +131,22 @@ STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm
     return STP_UWALK_OVER;
   }
   enum stp_pc_where where = STP_PC_NOT_CODE;
+#ifndef STP_NO_LEAF_ROW  /* -D STP_NO_LEAF_ROW: as before (profiling) */
+  if (n == 1 && uw->regs.exact_pc)
+    row = stp__leaf_row(uw, vm, rc, &where);
+  else
+#endif
+    row = stp__cfi_row(vm, rc, &uw->regs, &where);
+#ifdef STP_PROF_REPEAT_ROW  /* profiling: every frame's row lookup twice */
   row = stp__cfi_row(vm, rc, &uw->regs, &where);
+#endif
   if (row) {
+#ifdef STP_PROF_REPEAT_STEP  /* profiling: the CFI step twice (the first one undone) */
+    struct stp_uregs saved = uw->regs;
+    uint32_t stop2;
+    stp_cfi_step(row, &uw->regs, &stop2);
+    uw->regs = saved;
+#endif
     ok = stp_cfi_step(row, &uw->regs, &stop);
   } else if (where == STP_PC_NOT_CODE) {
     /* Not code: a corrupt return address, or a callee-saved rbp taken for a frame. Never
@@ -103,9 +178,13 @@ STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm
   return STP_UWALK_NEXT;
 }
 
+/* Two frames per iteration: the loop's call of the callback cost a fifth of a cached frame
+ * (perf, bench item 1). The depth check of stp_uwalk_frame ends the walk at MAXBACKTRACE. */
 static long stp__uwalk_cb(uint32_t i, void *ctx)
 {
   struct stp__uwalk_ctx *wc = ctx;
+  if (stp_uwalk_frame(&wc->k->uw, wc->vm, wc->rc) != STP_UWALK_NEXT)
+    return 1;
   return stp_uwalk_frame(&wc->k->uw, wc->vm, wc->rc) != STP_UWALK_NEXT ? 1 : 0;
 }
 
@@ -149,15 +228,17 @@ static __always_inline void stp__uwalk(struct stp_common *k)
     k->uw.regs.bx = STP_X86_64_PT_BX(r);
     k->uw.regs.bx_valid = 1;
     k->uw.win_ok = 0;
+    k->uw.win_end = 0;
     k->uw.vma_hint = 0;
     k->uw.mirror_miss = 0;
     k->uw.own_gen = own ? own->gen + 1 : 0;
+    k->uw.leaf_keep = !(k->slot & 1);
     k->uw.pcs[0] = ip;
     k->uw.hash = stp_fnv_u64(k->uw.hash, ip);
     k->uw.n = 1;
     k->uw.exact = 1;
     k->uw.stop = STP_STOP_END;
-    bpf_loop(MAXBACKTRACE, stp__uwalk_cb, &wc, 0);
+    bpf_loop((MAXBACKTRACE + 1) / 2, stp__uwalk_cb, &wc, 0);
   }
   s = stp__session();
   if (k->uw.mirror_miss)

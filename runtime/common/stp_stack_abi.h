@@ -96,6 +96,8 @@ STP_STACK_INLINE uint64_t stp_value_token(uint64_t v, int kind, int flags)
 #define STP_TOKEN_END '\x1f'
 #define STP_TOKEN_USER 'U'      /* USTACK records define it */
 #define STP_TOKEN_KERNEL 'K'    /* KSTACK records define it */
+#define STP_TOKEN_HEXID 'H'     /* ubacktrace() kept as a key: the digits are a stack id of the
+                                   "stp_ubtstacks" map, printed as the hex list "0x... 0x... " */
 #define STP_TOKEN_LEN 19        /* start, letter, 16 hex digits, end (no NUL) */
 
 /* buf (STP_TOKEN_LEN + 1 bytes) = the token's text and a NUL. No snprintf: BPF has none. */

@@ -268,6 +268,8 @@ static inline void _stp_ustack_hex(char *buf, long n, long skip, long max)
   (void)skip; (void)max;
   snprintf(buf, (size_t)n, "\n");
 }
+/* ubacktrace() as a key (passes/backtrace_tokens.h): no user stack natively, "\n" as ubacktrace(). */
+#define _stp_ustack_hex_token(buf) _stp_ustack_hex((buf), STP_MAXSTRINGLEN, 0, MAXBACKTRACE)
 static inline void _stp_ustack_print_str(const char *stk, int flags)
 {
   stp_n_ustack_emit(flags, STP_USTACK_HEXSTR, 0, stk, 0, 0);

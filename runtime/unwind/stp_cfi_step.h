@@ -219,12 +219,20 @@ struct stp_uwalk {
   uint32_t tgid;               /* whose mappings (stp_vmas) resolve the pcs */
   uint64_t pcs[MAXBACKTRACE];
 #ifdef STP_UWIN
-  uint64_t win_lo;             /* stack bytes [win_lo, win_lo + STP_UWIN) are in win[] */
+  uint64_t win_lo;             /* stack bytes [win_lo, win_lo + win_len) are in win[] */
   uint64_t win_ok;
+  uint64_t win_len;            /* STP_UWIN, or less where the stack's mapping ends */
+  uint64_t win_end;            /* where the stack's mapping ends, once a refill met it; 0: not yet */
   char win[STP_UWIN + 16];
   uint64_t vma_hint;           /* index of the mapping the last frame was in */
   uint32_t mirror_miss;        /* a pc was not in the VMA mirror: ask user space to catch up */
   uint32_t own_gen;            /* the process's own mirror version (gen + 1; 0: none) */
+  /* The last walk's leaf (bpf/stp_bpf_uwalk.h, stp__leaf_row): kept across walks of this
+   * context, valid for one process and one version of the mirror it came from. */
+  struct stp_cfi_row leaf_row;
+  uint64_t leaf_pc;
+  uint32_t leaf_tgid, leaf_gen;  /* gen + 1 of that mirror; 0: nothing kept */
+  uint32_t leaf_keep, leaf_pad;  /* this walk may use and keep it (task context only) */
 #endif
 };
 

@@ -884,6 +884,12 @@ class BodyEmitter : public ast::Visitor {
   void visit(ast::FunctionCall& e) override {
     ast::Function* f = e.referent;
     if (!f) throw TranslateError("unresolved function " + e.name, e.tok);
+    if (em_.a_.bt_tokens.is_token(&e)) {  // ubacktrace() as a key: a stack-id token
+      std::string t = tmp_str();
+      line("_stp_ustack_hex_token(" + t + ");");
+      value_ = t;
+      return;
+    }
     std::vector<std::string> args;
     for (auto* a : e.args) args.push_back(eval_stable(a));
     Emitter::Frame* ff = em_.frame_of(f);

@@ -11,6 +11,7 @@ int run_analyses(Session& s) {
   a->placement = place_probes(s);
   a->reach = compute_reachability(s, a->calls, a->placement);
   a->dispatch = plan_syscall_dispatch(s);
+  a->bt_tokens = find_backtrace_tokens(s);
   s.analyses = std::move(a);
   return 0;
 }

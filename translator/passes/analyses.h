@@ -6,6 +6,7 @@
 #pragma once
 
 #include "driver/session.h"
+#include "passes/backtrace_tokens.h"
 #include "passes/call_graph.h"
 #include "passes/probe_placement.h"
 #include "passes/reachability.h"
@@ -18,6 +19,7 @@ struct Analyses {
   ProbePlacement placement;    // probe_placement.h: kernel, native or no side per probe
   Reachability reach;          // reachability.h: functions and globals per side, stack use
   SyscallDispatch dispatch;    // syscall_dispatch.h: the dispatcher policy and slots
+  BacktraceTokens bt_tokens;   // backtrace_tokens.h: ubacktrace() keys kept as stack ids
 };
 
 // Runs the analyses into s.analyses. Returns the number of errors (reported through s.diag);

@@ -1,0 +1,102 @@
+#!/bin/bash
+# Where a user-stack walk's BPF time goes (issue 15 "Cost"; docs/DESIGN.md "What a walk costs").
+# bench item 1's workload (bench/progs/deep_syscalls.c, 15-frame stacks at depth 10), the BPF
+# program's own run time per event (kernel.bpf_stats_enabled: ukstap -vv's "ns per run") and the
+# workload's ns per syscall, for variants of one script:
+#   count            a probe that counts (context, filter)
+#   id_depthK        ustack_id() with -D MAXBACKTRACE=K: the walk's set-up (K=1), the leaf frame
+#                    (K=2, always searched), then cached frames: the per-frame cost is the slope
+#   id               ustack_id(): the whole walk, the stack stored once in a hash map
+#   id+row/step/uread  as id, with one part done twice per frame (-D STP_PROF_REPEAT_*): the
+#                    difference to id is that part's cost (row: mapping + row cache/search +
+#                    row read; step: the CFI rule; uread: the user-stack window refills)
+#   stream           print_ubacktrace(): walk + a record in the ring
+#   stream-emit      the walk without its record (-D STP_PROF_NO_EMIT)
+#   ubt_key          `s[ubacktrace()] <<< 1` (a stack-id token when only used as a key)
+#   ubt_text         `s[ubacktrace() . ""] <<< 1` (the text path the idiom used to take)
+#   base_*           the same with $UKSTAP_BASE (the tree before), perf_dwarf: perf record
+#                    --call-graph dwarf (default sizes); "/perf added" = added ns / perf's added ns
+# Variants interleaved, ROUNDS rounds, medians and (min-max); a round in which another process
+# made getppid() calls too is left out of the BPF column. Root only.
+# Usage: [UKSTAP_BASE=OLD/ukstap] bench/walk_cost.sh [ROUNDS] [N] [VARIANT...]
+set -eu
+: "${UKSTAP:=$(cd "$(dirname "$0")/.." && pwd)/ukstap}"
+ROUNDS=${1:-3}
+N=${2:-100000}
+shift 2 2>/dev/null || shift $#
+D=10
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d /dev/shm/ukstap-walk-cost.XXXXXX); trap 'rm -rf "$tmp"' EXIT
+gcc -O2 -fomit-frame-pointer -o "$tmp/deep" "$here/progs/deep_syscalls.c"
+export XDG_CACHE_HOME="$tmp/cache"
+F='pid() == target()'
+AGG="probe end { foreach (k in s) { print_ustack(k); println(@count(s[k])) } }"
+declare -A SCRIPT EXTRA
+add() { SCRIPT[$1]=$2; EXTRA[$1]=${3:-}; ORDER+=("$1"); }
+ORDER=()
+add none ''
+add count "global n; probe syscall.getppid { if ($F) n++ }"
+for k in 1 2 3 5 9 16; do
+  add id_depth$k "global s; probe syscall.getppid { if ($F) s[ustack_id()] <<< 1 } probe end { }" "-D MAXBACKTRACE=$k"
+done
+ID="global s; probe syscall.getppid { if ($F) s[ustack_id()] <<< 1 } probe end { foreach (k in s) { print_ustack_id(k); println(@count(s[k])) } }"
+add id "$ID"
+add id_noleaf "$ID" "-D STP_NO_LEAF_ROW=1"
+add id_win512 "$ID" "-D STP_UWIN=512"
+add id_win2k "$ID" "-D STP_UWIN=2048"
+add id+row "$ID" "-D STP_PROF_REPEAT_ROW=1"
+add id+step "$ID" "-D STP_PROF_REPEAT_STEP=1"
+add id+uread "$ID" "-D STP_PROF_REPEAT_UREAD=1"
+add stream "probe syscall.getppid { if ($F) print_ubacktrace() }"
+add stream-emit "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D STP_PROF_NO_EMIT=1"
+add ubt_key "global s; probe syscall.getppid { if ($F) s[ubacktrace()] <<< 1 } $AGG"
+add ubt_text "global s; probe syscall.getppid { if ($F) s[ubacktrace() . \"\"] <<< 1 } $AGG"
+# The tree before (UKSTAP_BASE: a ukstap binary next to its runtime/ and tapsets/) and perf, for
+# before/after figures and the ratios of issue 15 in one run.
+if [ -n "${UKSTAP_BASE:-}" ]; then
+  add base_id "$ID"
+  add base_stream "probe syscall.getppid { if ($F) print_ubacktrace() }"
+  add base_ubt_key "global s; probe syscall.getppid { if ($F) s[ubacktrace()] <<< 1 } $AGG"
+fi
+ORDER+=(perf_dwarf)
+[ $# -gt 0 ] && ORDER=("$@")
+
+for r in $(seq "$ROUNDS"); do
+  for v in "${ORDER[@]}"; do
+    if [ "$v" = none ]; then
+      "$tmp/deep" "$N" "$D" > "$tmp/o" 2>&1
+      echo "$v $(awk '/^ns_per_call/ {print $2}' "$tmp/o") -" >> "$tmp/res"
+      continue
+    fi
+    if [ "$v" = perf_dwarf ]; then
+      perf record -q -e syscalls:sys_enter_getppid --call-graph dwarf --no-bpf-event -o "$tmp/perf.data" \
+        -- "$tmp/deep" "$N" "$D" > "$tmp/o" 2> "$tmp/e" || true
+      echo "$v $(awk '/^ns_per_call/ {print $2}' "$tmp/o") -" >> "$tmp/res"
+      rm -f "$tmp/perf.data"
+      continue
+    fi
+    bin=$UKSTAP
+    [ "${v#base_}" != "$v" ] && bin=$UKSTAP_BASE
+    # shellcheck disable=SC2086
+    "$bin" -vv ${EXTRA[$v]} -o "$tmp/out" -d "$tmp/deep" --ldd -e "${SCRIPT[$v]}" \
+      -c "$tmp/deep $N $D" > "$tmp/o" 2> "$tmp/e" || { echo "$v failed:"; tail -3 "$tmp/e"; continue; }
+    ns=$(awk '/^ns_per_call/ {print $2}' "$tmp/o" "$tmp/out" | head -1)
+    # Runs by other processes (the filter fails) would dilute the mean: such a round is left out.
+    bpf=$(awk -v want=$((N + 1000)) '/BPF program stp_probe_0:/ {print ($4 == want ? $(NF-3) : "-")}' "$tmp/e" | head -1)
+    echo "$v $ns $bpf" >> "$tmp/res"
+  done
+done
+stat() {  # stat COLUMN VARIANT -> "median (min-max)"
+  awk -v c="$1" -v v="$2" '$1 == v && $c != "-" {print $c}' "$tmp/res" | sort -n |
+    awk '{a[NR]=$1} END {if (NR) printf "%s (%s-%s)", a[int((NR+1)/2)], a[1], a[NR]; else printf "-"}'
+}
+med() { awk -v v="$1" '$1 == v && $2 != "" {print $2}' "$tmp/res" | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
+none=$(med none)
+perf=$(med perf_dwarf)
+printf '%-14s %-26s %-10s %-12s %-24s\n' variant "workload ns/syscall" "added ns" "/perf added" "BPF ns/event"
+for v in "${ORDER[@]}"; do
+  m=$(med "$v")
+  add=$(awk -v a="$m" -v b="$none" 'BEGIN {if (a != "" && b != "") printf "%.0f", a - b; else printf "-"}')
+  rat=$(awk -v a="$m" -v b="$none" -v p="$perf" 'BEGIN {if (a != "" && b != "" && p != "" && p > b) printf "%.2f", (a - b) / (p - b); else printf "-"}')
+  printf '%-14s %-26s %-10s %-12s %-24s\n' "$v" "$(stat 2 "$v")" "$add" "$rat" "$(stat 3 "$v")"
+done
