@@ -60,6 +60,8 @@ enum stp_rec_type {
 #define _STP_SYM_DATA 32       /* usymdata */
 #define _STP_SYM_MODULE 64     /* umodname */
 #define _STP_SYM_LIST 128      /* print_syms/sprint_syms: " %s : %s\n" (token, symdata) per address */
+#define _STP_SYM_FILE 256      /* usymfile: the source file; with _STP_SYM_LINE usymfileline FILE:LINE */
+#define _STP_SYM_LINE 512      /* usymline: the source line (decimal); 0x… when unknown */
 
 /* A user stack or user address to symbolize in user space (only pcs leave the kernel). */
 enum stp_ustack_kind {
