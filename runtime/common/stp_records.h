@@ -49,6 +49,7 @@ enum stp_rec_type {
   STP_REC_USTACK = 8,
   STP_REC_KSTACK = 9,
   STP_REC_WAKE = 10,   /* no payload: wakes the reader so it drains the VMA side-band now */
+  STP_REC_SWITCH_FILE = 11,  /* no payload: switch_file(): -o output moves to the next file */
 };
 
 /* Symbol flags of the backtrace/symbol hooks (RUNTIME-HOOKS.md), the id of a USTACK record. */
