@@ -1,5 +1,5 @@
 #!/bin/bash
-# switch_file() and -S SIZE[,N]: staprun's output rotation.
+# switch_file(), kill -USR2 and -S SIZE[,N]: staprun's output rotation.
 #
 # Truth: staprun(8) ("FILE SWITCHING BY SIGNAL": -o foo writes foo, then foo.1, foo.2) and stap(1)
 # (-S: "switches output file to the next file" past SIZE, "removes the oldest output file" past N;
@@ -22,6 +22,21 @@ t "switch_file: FILE.1, FILE.2, FILE.3 in order" 0 $'after begin\n1\n2\n3\n--\n4
   bash -c "cat '$O.1'; echo --; cat '$O.2'; echo --; cat '$O.3'"
 t "switch_file: no FILE.0, no FILE.4" 0 '' '' -- bash -c "[ ! -e '$O.0' ] && [ ! -e '$O.4' ]"
 
+# kill -USR2 (staprun(8) "FILE SWITCHING BY SIGNAL"): the same switch, from outside. Each step
+# waits for the file the previous one made (no fixed sleep).
+U="$T_TMP/usr2"
+usr2() {
+  "$UKSTAP" -o "$U" -e 'probe begin { println("first") } probe end { println("last") }' &
+  local pid=$! i
+  for i in $(seq 600); do grep -q first "$U" 2>/dev/null && break; sleep 0.05; done
+  kill -USR2 $pid
+  for i in $(seq 600); do [ -e "$U.1" ] && break; sleep 0.05; done
+  kill -INT $pid
+  wait $pid
+}
+t "kill -USR2: run" 0 '' '' -- bash -c "U='$U' UKSTAP='$UKSTAP'; $(declare -f usr2); usr2"
+t "kill -USR2: FILE before the signal, FILE.1 after" 0 $'first\n--\nlast\n' '' -- bash -c "cat '$U'; echo --; cat '$U.1'"
+
 # Without -o there is nothing to switch: everything on stdout.
 t "switch_file without -o: stdout, no file" 0 $'a\nb\n' '' -- \
   "$UKSTAP" -e 'probe begin { println("a"); switch_file(); println("b"); exit() }'
@@ -39,6 +54,16 @@ t "-S 1,2: the oldest (FILE.0) removed, no FILE itself" 0 '' '' -- bash -c "[ ! 
 t "-S 1 (no N): FILE.0 kept" 0 '' '' -- bash -c "'$UKSTAP' -DMAXACTION=100000 -S 1 -o '$S' \
   -e 'probe begin { for (i = 0; i < 2100; i++) printf(\"%0500d\n\", i); exit() }' &&
   $(declare -f gen); cmp <(gen 0 2091) '$S.0' && cmp <(gen 2092 2099) '$S.1'"
+
+# The next file cannot be opened (a planted symbolic link in a sticky directory, refused as
+# for -o itself): one error line naming it, status 1, the old file intact.
+D="$T_TMP/sticky"
+mkdir "$D" && chmod 1777 "$D" && ln -s "$T_TMP/elsewhere" "$D/o.1"
+t "switch_file to a refused name: one error naming FILE.1" 1 '' \
+  "ukstap: cannot write output to '$D/o.1': Too many levels of symbolic links"$'\n' -- \
+  "$UKSTAP" -o "$D/o" -e 'probe begin { println("a"); switch_file(); println("b"); exit() }'
+t "switch_file to a refused name: FILE kept, nothing written through the link" 0 $'a\n' '' -- \
+  bash -c "cat '$D/o'; [ ! -e '$T_TMP/elsewhere' ]"
 
 t "-S without -o: an error" 1 '' '~^ukstap: -S needs an output file' -- "$UKSTAP" -S 1 -e 'probe begin { exit() }'
 t "-S with a bad size: an error" 1 '' "~^ukstap: Invalid -S size 'x'" -- "$UKSTAP" -S x -o "$S" -e 'probe begin { exit() }'
