@@ -15,6 +15,7 @@ std::atomic<int> g_count{0};        // stop signals so far
 std::atomic<pid_t> g_child{0};      // process group a pass waits for
 std::atomic<pid_t> g_target{0};     // the -c target's process group
 std::atomic<bool> g_exit_now{false};
+std::atomic<int> g_switch{0};       // SIGUSR2s not yet acted on (staprun's output switch)
 int g_wake[2] = {-1, -1};
 
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<pid_t>::is_always_lock_free &&
@@ -57,6 +58,16 @@ void on_stop_signal(int sig) {
   errno = saved;
 }
 
+void on_switch(int) {
+  int saved = errno;
+  ++g_switch;
+  if (g_wake[1] >= 0) {
+    char b = 'u';
+    (void)!::write(g_wake[1], &b, 1);
+  }
+  errno = saved;
+}
+
 void on_child(int) {
   int saved = errno;
   if (g_wake[1] >= 0) {
@@ -88,19 +99,22 @@ void install_interrupt_handlers() {
     if (sig == SIGHUP && ::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
     ::sigaction(sig, &sa, nullptr);
   }
+  sa.sa_handler = on_switch;
+  ::sigaction(SIGUSR2, &sa, nullptr);
   sa.sa_handler = on_child;
   sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
   ::sigaction(SIGCHLD, &sa, nullptr);
   // Unblocked: a mask inherited from the parent would hold them back.
   sigset_t set;
   sigemptyset(&set);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&set, sig);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGUSR2}) sigaddset(&set, sig);
   ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
 }
 
 bool interrupted() { return g_count.load() > 0; }
 int interrupt_signal() { return g_signal.load(); }
 int wake_fd() { return g_wake[0]; }
+int take_switch_requests() { return g_switch.exchange(0); }
 
 void drain_wake_fd() {
   char buf[64];

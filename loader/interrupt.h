@@ -22,6 +22,9 @@ int interrupt_signal();
 // Readable after any of the handled signals (SIGCHLD included); drain it with drain_wake_fd().
 int wake_fd();
 void drain_wake_fd();
+// SIGUSR2 (staprun(8) "FILE SWITCHING BY SIGNAL"): the handler counts it and wakes the event
+// loop, which switches -o output to the next file once per signal. The count since the last call.
+int take_switch_requests();
 
 // The child process group a pass is waiting for (0: none). On a stop signal the handler sends
 // it SIGTERM (a compiler driver removes its own temporary files then) — see run_command.

@@ -263,15 +263,24 @@ bool Output::open(const std::string& file, std::string& why) {
     return true;
   }
   if (file.empty() || file == "-") return true;
-  std::string name = file;
-  if (file.find('%') != std::string::npos) {
+  pattern_ = file;
+  size_max_ = (uint64_t)s_.opts.output_size_mb << 20;  // staprun: -S counts megabytes
+  files_max_ = s_.opts.output_files_max;
+  return open_named(size_max_ ? 0 : -1, why);
+}
+
+bool Output::open_named(long fnum, std::string& why) {
+  std::string name = pattern_;
+  if (pattern_.find('%') != std::string::npos) {
     char buf[4096];
     time_t t = ::time(nullptr);
     struct tm tm;
     ::localtime_r(&t, &tm);
-    size_t n = ::strftime(buf, sizeof buf, file.c_str(), &tm);
+    size_t n = ::strftime(buf, sizeof buf, pattern_.c_str(), &tm);
     if (n > 0) name.assign(buf, n);
   }
+  if (fnum >= 0) name += "." + std::to_string(fnum);
+  name_ = "'" + name + "'";  // also what a failed switch's message names
   int fd = open_output_file(name, why);  // close-on-exec: not the -c target's
   if (fd < 0) return false;
   out_ = ::fdopen(fd, "w");
@@ -282,8 +291,28 @@ bool Output::open(const std::string& file, std::string& why) {
     return false;
   }
   own_out_ = true;
-  name_ = "'" + name + "'";
+  fnum_ = fnum;
+  written_ = 0;
+  if (fnum >= 0) {
+    if ((size_t)fnum >= opened_.size()) opened_.resize(fnum + 1);
+    opened_[fnum] = name;
+  }
   return true;
+}
+
+void Output::switch_file() {
+  if (!own_out_ || !out_ || write_errno_) return;  // stdout (or a failed file): nothing to do
+  close();
+  long next = fnum_ < 0 ? 1 : fnum_ + 1;
+  // Only the last N files stay: the one N back goes before the new one is made.
+  if (files_max_ > 0 && next >= files_max_ && (size_t)(next - files_max_) < opened_.size())
+    ::unlink(opened_[next - files_max_].c_str());
+  std::string why;
+  if (!open_named(next, why)) {  // the run stops: "cannot write output to 'FILE.N': ..."
+    int err = errno ? errno : EIO;
+    out_ = nullptr;
+    fail(err);
+  }
 }
 
 int Output::fd() const { return out_ ? ::fileno(out_) : -1; }
@@ -294,6 +323,11 @@ void Output::fail(int err) {
 
 void Output::put(const char* p, size_t n) {
   if (write_errno_ || !out_ || !n) return;
+  if (size_max_ && own_out_ && written_ > 0 && written_ + n > size_max_) {
+    switch_file();
+    if (write_errno_ || !out_) return;
+  }
+  written_ += n;
   if (std::fwrite(p, 1, n, out_) != n) fail(errno);
 }
 
@@ -351,6 +385,7 @@ void Output::record(const void* data, size_t len) {
       }
       case STP_REC_USTACK: ustack_record(h.id, body, blen); break;
       case STP_REC_KSTACK: kstack_record(h.id, body, blen); break;
+      case STP_REC_SWITCH_FILE: switch_file(); break;
       case STP_REC_WAKE: break;  // only woke us: the loop drains the VMA side-band first
       case STP_REC_USNAP:  // a stack copy for the next USTACK record (deferred_unwind.h)
         if (ustacks_) ustacks_->snapshot(body, blen);

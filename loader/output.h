@@ -31,6 +31,11 @@ class Output {
   // -o FILE (strftime patterns expanded; opened with open_output_file()); stdout otherwise.
   // False with `why`.
   bool open(const std::string& file, std::string& why);
+  // switch_file() (a STP_REC_SWITCH_FILE record) and -S SIZE[,N]: staprun's output rotation
+  // (staprun(8)). Writing to stdout: nothing. -o FILE without -S: FILE, then FILE.1, FILE.2, ...;
+  // with -S: FILE.0, FILE.1, ..., the next one when a write would take the current one past
+  // SIZE MB, and only the last N kept. Each name's strftime patterns are expanded when it opens.
+  void switch_file();
   // Decodes one record (several back to back are fine); malformed ones are counted and skipped.
   void record(const void* data, size_t len);
   // Writes out what stdio buffered. Every write is checked: the first failure (ENOSPC, EPIPE,
@@ -73,6 +78,7 @@ class Output {
   void sample_frames(std::vector<Frame> frames);
   std::string expand(std::string s) const;  // deferred stack tokens -> their text
   void put(const char* p, size_t n);          // every output byte goes through here
+  bool open_named(long fnum, std::string& why);  // -o's file number fnum (-1: no suffix)
   void put(const std::string& t) { put(t.data(), t.size()); }
   void fail(int err);
 
@@ -81,6 +87,12 @@ class Output {
   FILE* out_ = stdout;
   bool own_out_ = false;
   std::string name_ = "standard output";
+  std::string pattern_;             // -o FILE as given (strftime patterns unexpanded)
+  uint64_t size_max_ = 0;           // -S SIZE in bytes, 0 without -S
+  long files_max_ = 0;              // -S's N, 0: keep every file
+  long fnum_ = -1;                  // the current file's number (-1: FILE itself)
+  uint64_t written_ = 0;            // bytes written to the current file
+  std::vector<std::string> opened_; // names of the files opened, by number (for -S's N)
   int write_errno_ = 0;
   std::set<std::string> warned_;
   std::vector<char> fbuf_;  // formatting scratch (power-of-two capacity)

@@ -325,6 +325,8 @@ void Runner::event_loop() {
     if (have_cmd_ && target_.reap()) stop_ = true;  // SIGCHLD woke us, or the 20 ms tick
     stacks_.drain();  // keep the side-band rings from overflowing
     if (rb_) ring_buffer__consume(rb_);
+    // kill -USR2: what the probes printed before it stays in the old file
+    for (int n = loader::take_switch_requests(); n > 0; --n) out_.switch_file();
     if (!input_.eof()) {
       input_.read_available([this] { return stopping(); }, run_input);
       if (input_.eof()) loop_.unwatch(STDIN_FILENO);

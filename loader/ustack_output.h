@@ -84,6 +84,9 @@ class UserStacks {
   std::string decode(uint16_t flags, const stp_ustack& u, const unsigned char* p, size_t n,
                      std::string& error, std::vector<Frame>* frames);
   static std::string format_one(const Frame& f, int flags);
+  // usymfile/usymline/usymfileline (_STP_SYM_FILE, _STP_SYM_LINE): the address's source file
+  // and line from DWARF line tables; the hex address when the one asked for is unknown.
+  std::string source_text(int pid, uint64_t addr, uint64_t t_ns, int flags);
 
   // Resolved and formatted frames by (mapping, pc, caller, flags, inexact): profiles repeat the
   // same call sites; the mapping (its serial: never reused, unlike the address of a freed one) changes

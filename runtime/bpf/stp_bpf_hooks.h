@@ -37,6 +37,8 @@
 #define _stp_warn(msg) stp_warn(c, (msg))
 #define _stp_exit() stp_exit(c)
 #define _stp_abort() stp_abort(c)
+/* switch_file(): a STP_REC_SWITCH_FILE record; user space moves -o output to the next file. */
+#define _stp_switch_file() (stp__rec_begin(&c->k, STP_REC_SWITCH_FILE, 0), stp__rec_end(&c->k))
 
 /* ---- context ----------------------------------------------------------------------------- */
 static __always_inline void stp__probe_str(struct stp_common *k, char *buf, int which)

@@ -51,6 +51,7 @@ enum stp_rec_type {
   STP_REC_WAKE = 10,   /* no payload: wakes the reader so it drains the VMA side-band now */
   STP_REC_USNAP = 11,  /* a copy of the top of a user stack for the next USTACK record of its
                           thread (common/stp_usnap.h) */
+  STP_REC_SWITCH_FILE = 12,  /* no payload: switch_file(): -o output moves to the next file */
 };
 
 /* Symbol flags of the backtrace/symbol hooks (RUNTIME-HOOKS.md), the id of a USTACK record. */
@@ -62,6 +63,8 @@ enum stp_rec_type {
 #define _STP_SYM_DATA 32       /* usymdata */
 #define _STP_SYM_MODULE 64     /* umodname */
 #define _STP_SYM_LIST 128      /* print_syms/sprint_syms: " %s : %s\n" (token, symdata) per address */
+#define _STP_SYM_FILE 256      /* usymfile: the source file; with _STP_SYM_LINE usymfileline FILE:LINE */
+#define _STP_SYM_LINE 512      /* usymline: the source line (decimal); 0x… when unknown */
 
 /* A user stack or user address to symbolize in user space (only pcs leave the kernel). */
 enum stp_ustack_kind {

@@ -141,6 +141,7 @@ static inline long bpf_probe_read_kernel_str(void *dst, uint32_t size, const voi
 static inline void _stp_log(const char *msg) { stp_n_emit_str(STP_REC_LOG, 0, msg); }
 static inline void _stp_warn(const char *msg) { stp_n_emit_str(STP_REC_WARN, 0, msg); }
 static inline void _stp_exit(void) { stp_n_request_exit(); }
+static inline void _stp_switch_file(void) { stp_n_emit_str(STP_REC_SWITCH_FILE, 0, 0); }
 static inline void _stp_abort(void)
 {
   stp_n_session->state = STP_SESSION_ERROR;

@@ -48,7 +48,7 @@ enum LongOnly {
   OPT_DYNINST,
 };
 
-const char kShortOpts[] = ":hVvp:e:c:x:o:d:km:D:G:I:T:l:L:gwuWP";
+const char kShortOpts[] = ":hVvp:e:c:x:o:d:km:D:G:I:T:l:L:gwuWPS:";
 
 const struct option kLongOpts[] = {
     {"help", no_argument, nullptr, 'h'},
@@ -86,6 +86,23 @@ bool parse_long(const char* text, long lo, long hi, long& out) {
   if (errno != 0 || *end != '\0' || v < lo || v > hi) return false;
   out = v;
   return true;
+}
+
+// -S SIZE[,N] (staprun's meaning): SIZE in megabytes per output file, N the files kept. "" or
+// the reason it is invalid.
+std::string parse_output_size(const char* text, long& size_mb, long& files_max) {
+  std::string t = text, size = t, n;
+  if (size_t comma = t.find(','); comma != std::string::npos) {
+    size = t.substr(0, comma);
+    n = t.substr(comma + 1);
+  }
+  // 2^43 MB: far beyond any file, and SIZE << 20 still fits in 64 bits.
+  if (!parse_long(size.c_str(), 1, 1L << 43, size_mb))
+    return "Invalid -S size '" + size + "': expected a number of megabytes >= 1.";
+  files_max = 0;
+  if (t.find(',') != std::string::npos && !parse_long(n.c_str(), 1, 1L << 30, files_max))
+    return "Invalid -S file count '" + n + "': expected a number >= 1.";
+  return "";
 }
 
 // Describes the option getopt just rejected, as it was written.
@@ -150,6 +167,11 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
       case 'o':
         if (!*optarg) return usage_error("-o needs a file name.");
         opts.output_file = optarg;
+        break;
+      case 'S':
+        if (std::string why = parse_output_size(optarg, opts.output_size_mb, opts.output_files_max);
+            !why.empty())
+          return usage_error(why);
         break;
       case 'd':
         if (!*optarg) return usage_error("-d needs a module or file name.");
@@ -306,6 +328,8 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
                        " cannot be used with a script.");
   if (!opts.target_cmd.empty() && opts.target_pid != 0)
     return usage_error("You can't specify -c and -x options together.");
+  if (opts.output_size_mb > 0 && (opts.output_file.empty() || opts.output_file == "-"))
+    return usage_error("-S needs an output file (-o FILE): it switches FILE.0, FILE.1, ...");
 
   if (listing) cl.action = CommandLine::Action::ListProbes;
   else if (opts.dump_functions) cl.action = CommandLine::Action::DumpFunctions;
@@ -357,6 +381,8 @@ void print_usage(std::ostream& out) {
          "   -c CMD     start the probes, run CMD, and exit when it finishes\n"
          "   -x PID     set target() to PID\n"
          "   -o FILE    send the script's output to FILE (strftime patterns allowed)\n"
+         "   -S SIZE[,N] with -o: write FILE.0, FILE.1, ..., each at most SIZE MB; keep the\n"
+         "              last N files (switch_file() also moves to the next file)\n"
          "   -T SECONDS stop the run after SECONDS (fractions allowed, at least 0.001)\n"
          "   -d OBJ     add unwind/symbol data for OBJ (an executable or shared library)\n"
          "   --ldd      add unwind/symbol data for the shared libraries -d objects and\n"

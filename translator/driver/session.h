@@ -38,6 +38,8 @@ struct Options {
   std::string target_cmd;         // -c
   int target_pid = 0;             // -x
   std::string output_file;        // -o
+  long output_size_mb = 0;        // -S SIZE[,N]: switch -o FILE.N at SIZE MB (0: no -S)
+  long output_files_max = 0;      // -S's N: keep the last N files (0: all)
   std::vector<std::string> d_objects;  // -d
   bool ldd = false;                    // --ldd
   bool keep_tmpdir = false;            // -k

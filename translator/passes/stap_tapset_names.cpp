@@ -65,6 +65,18 @@ const char* stap_point_unavailable(const std::string& point) {
   if (point == "vm.pagefault.return")
     return "SystemTap's is a kprobe on the return of handle_mm_fault, and no tracepoint marks "
            "the end of a page fault (this kernel has no kprobes)";
+  // SystemTap's linux/scheduler.stp: kernel.function probes. A task switched in runs
+  // finish_task_switch; sched:sched_switch fires in the task switched out (scheduler.cpu_off).
+  if (point == "scheduler.cpu_on")
+    return "SystemTap's is a kprobe on finish_task_switch, which runs in the task switched in; "
+           "no tracepoint fires there (sched_switch fires in the task switched out: "
+           "scheduler.cpu_off) and this kernel has no kprobes";
+  if (point == "scheduler.tick")
+    return "SystemTap's is a kprobe on scheduler_tick; no tracepoint fires there and this kernel "
+           "has no kprobes";
+  if (point == "scheduler.balance")
+    return "SystemTap's is a kprobe on idle_balance; no tracepoint fires there "
+           "and this kernel has no kprobes";
   return nullptr;
 }
 
