@@ -104,6 +104,25 @@ t "rule @cast type" 0 '*' '' -- grep -Fq \
 t "rule @cast type: BTF type" 0 '*' '' -- grep -Eq '^\| t/castok.stp \| yes \|' "$T_TMP/rules.md"
 t "rule machine" 0 '*' '' -- grep -Fq \
   "| t/devcmd.stp | no: machine: the -c command fails without tracing: cat: /dev/no-such-device-compat-test: No such file or directory |" "$T_TMP/rules.md"
+# `%( $# >= 1 %? A %: B %)` in a probe point is chosen by the .meta's argument count, and `$#`
+# is no comment: with one argument the point is a tracepoint this kernel lacks.
+rule_case argc 'probe %( $# >= 1 %? kernel.trace("no_such_tracepoint_compat_argc") %: begin %) { println(1) }'
+sed -i 's/argc.stp -T 1/argc.stp -T 1 x/' "$T_TMP/rules/t/argc.meta"
+t "rules: argc classify" 0 '*' '*' -- python3 "$top/bench/compat.py" --classify-only \
+  --examples "$T_TMP/rules" --tapsets "$fx/tapset" --out "$T_TMP/rules2.md" --only /argc
+t "rule argc conditional" 0 '*' '' -- grep -Fq \
+  '| t/argc.stp | no: no tracepoint no_such_tracepoint_compat_argc on this kernel |' "$T_TMP/rules2.md"
+# A script whose only output is an empty line (an end probe printing "\n" when nothing was
+# seen) printed what it prints: a run.
+mkdir -p "$T_TMP/blank/t"
+printf 'probe end { printf("\\n") }\n' > "$T_TMP/blank/t/blank.stp"
+printf 'title: blank\nname: blank.stp\ntest_installcheck: stap blank.stp -T 1\n' > "$T_TMP/blank/t/blank.meta"
+t "blank line: harness" 0 '*' '*' -- env FAKE_UKSTAP_BLANK=1 python3 "$top/bench/compat.py" \
+  --ukstap "$fx/fake-ukstap" --examples "$T_TMP/blank" --tapsets "$fx/tapset" --out "$T_TMP/blank.md" --timeout 6
+t "blank line: a run" 0 '*' '' -- grep -Eq '^\| t/blank.stp \| yes \| yes \| yes \| yes \|' "$T_TMP/blank.md"
+t "blank line: no output is still no run" 0 '*' '*' -- python3 "$top/bench/compat.py" \
+  --ukstap "$fx/fake-ukstap" --examples "$T_TMP/blank" --tapsets "$fx/tapset" --out "$T_TMP/blank2.md" --timeout 6
+t "blank line: silent" 0 '*' '' -- grep -Fq '| t/blank.stp | yes | yes | yes | no | no output (the script prints) |' "$T_TMP/blank2.md"
 t "unknown ukstap path" 1 '' '~no executable ukstap' -- python3 "$top/bench/compat.py" \
   --ukstap /nonexistent/ukstap --examples "$fx/examples"
 t_done
