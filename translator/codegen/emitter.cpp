@@ -322,7 +322,15 @@ class BodyEmitter : public ast::Visitor {
       check_error();
       return "STP_NF_VERDICT(c)";
     }
-    if (dynamic_cast<ast::TargetSymbol*>(lhs)) unsupported("writing a target variable", lhs->tok);
+    if (dynamic_cast<ast::TargetSymbol*>(lhs)) {
+      // SystemTap's guru band-aids change a kernel function's arguments from a kprobe; a
+      // tracepoint's BPF program only reads them (and bpf_override_return needs kprobes too).
+      if (probe_ && probe_->family.is(probes::ProbeKind::Tracepoint))
+        throw TranslateError("writing a kernel target variable needs a kprobe on the function "
+                             "(a tracepoint's BPF program cannot change what the kernel does with "
+                             "its arguments)", lhs->tok);
+      unsupported("writing a target variable", lhs->tok);
+    }
     throw TranslateError("not an lvalue", lhs->tok);
   }
 
