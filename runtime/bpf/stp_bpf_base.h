@@ -131,7 +131,10 @@ struct stp_common {
  * The locals come first: BPF loads and stores take a 16-bit signed offset, and stp_common holds
  * the runtime's scratch buffers (~30 KiB at MAXSTRINGLEN 512). Behind them every local's
  * address needs its own register, and a probe with a few hundred temporaries then spilled past
- * the 512-byte BPF stack. The runtime reaches k through a pointer, at small offsets. */
+ * the 512-byte BPF stack. The runtime reaches k through a pointer, at small offsets.
+ * The map's value is declared as bytes: its BTF would otherwise hold every probe's locals (tens
+ * of thousands of member names for 700 probes), and clang-14's BTF writer looks each string up
+ * by a linear scan, once per instruction for the source file's name, which comes after them. */
 #define STP_DEFINE_CONTEXT(LOCALS)                     \
   struct stp_context {                                 \
     LOCALS l;                                          \
@@ -141,7 +144,7 @@ struct stp_common {
     __uint(type, BPF_MAP_TYPE_ARRAY);                  \
     __uint(max_entries, 2 * STP_MAX_CPUS);             \
     __type(key, uint32_t);                             \
-    __type(value, struct stp_context);                 \
+    __type(value, char[sizeof(struct stp_context)]);   \
   } stp_ctx SEC(".maps")
 
 /* Scalar globals: one struct in a 1-entry mmapable array "stp_globals" (the loader and native

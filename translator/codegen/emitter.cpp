@@ -1384,8 +1384,7 @@ void Emitter::emit_function(ast::Function* f, bool native) {
   std::ostringstream body;
   std::string n = fn_c_name(f);
   body << (native ? "#ifdef __UKSTAP_NATIVE__\n" : "#ifdef __UKSTAP_BPF__\n");
-  body << fn_linkage(a_.calls, f) << " void stp_fn_" << n
-       << "(struct stp_context *c, struct stp_globals *g STP_FN_CTX_PARAM) {\n";
+  body << fn_declaration(a_.calls, f, n) << " {\n" << fn_context_local(a_.calls, f);
   body << "  (void)g;\n";
   if (f->has_embedded_body()) {
     auto* code = static_cast<ast::EmbeddedCode*>(f->body);
@@ -1585,8 +1584,7 @@ int Emitter::run() {
         fr.add_field("char", "__retvalue", "[STP_MAXSTRINGLEN]");
       else
         fr.add_field("int64_t", "__retvalue");
-      protos << fn_linkage(a_.calls, f) << " void stp_fn_" << n
-             << "(struct stp_context *c, struct stp_globals *g STP_FN_CTX_PARAM);\n";
+      protos << fn_declaration(a_.calls, f, n) << ";\n";
     }
     // Each function is compiled for the side(s) whose probes call it, with that side's
     // abilities (foreach only natively, for now).

@@ -24,8 +24,15 @@ bool bpf_shared_function(const passes::CallGraph& g, const ast::Function* f) {
   return sites >= 2;
 }
 
-const char* fn_linkage(const passes::CallGraph& g, const ast::Function* f) {
-  return bpf_shared_function(g, f) ? "STP_FN_SHARED" : "static __always_inline";
+std::string fn_declaration(const passes::CallGraph& g, const ast::Function* f, const std::string& name) {
+  if (bpf_shared_function(g, f))
+    return "STP_FN_SHARED void stp_fn_" + name + "(void *stp_fn_c, struct stp_globals *g STP_FN_CTX_PARAM)";
+  return "static __always_inline void stp_fn_" + name +
+         "(struct stp_context *c, struct stp_globals *g STP_FN_CTX_PARAM)";
+}
+
+std::string fn_context_local(const passes::CallGraph& g, const ast::Function* f) {
+  return bpf_shared_function(g, f) ? "  struct stp_context *c = stp_fn_c;\n" : "";
 }
 
 }  // namespace ukstap::codegen

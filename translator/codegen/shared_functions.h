@@ -11,6 +11,8 @@
 // their macros; a kernel stack read in a subprogram would see its extra frame).
 #pragma once
 
+#include <string>
+
 #include "ast/ast.h"
 #include "passes/call_graph.h"
 
@@ -18,8 +20,15 @@ namespace ukstap::codegen {
 
 bool bpf_shared_function(const passes::CallGraph& g, const ast::Function* f);
 
-// The C declaration specifiers of stp_fn_NAME: STP_FN_SHARED (runtime/bpf/stp_bpf.h: a
-// subprogram in BPF, inlined natively) or `static __always_inline`.
-const char* fn_linkage(const passes::CallGraph& g, const ast::Function* f);
+// The C declaration of stp_fn_NAME, without `;` or body: `static __always_inline void
+// stp_fn_NAME(struct stp_context *c, struct stp_globals *g STP_FN_CTX_PARAM)`, or for a shared
+// function STP_FN_SHARED (runtime/bpf/stp_bpf.h: a subprogram in BPF, inlined natively) with the
+// context as `void *stp_fn_c`: a subprogram's parameter types go into the object's BTF, and
+// struct stp_context holds every probe's locals (thousands of member names, each looked up in
+// clang-14's BTF string table by a linear scan).
+std::string fn_declaration(const passes::CallGraph& g, const ast::Function* f, const std::string& name);
+
+// What opens the body of a shared function: `c` from stp_fn_c ("" for the others).
+std::string fn_context_local(const passes::CallGraph& g, const ast::Function* f);
 
 }  // namespace ukstap::codegen
