@@ -1,9 +1,9 @@
 #!/bin/bash
 # Code shared between probes (pass 4's cost, docs/DESIGN.md "Pass 4"): the runtime's prologue,
 # epilogue, error and record functions are BPF subprograms every probe calls, and a script
-# function that calls no other and is called from two places or more is one subprogram too
-# (codegen/shared_functions.h) -- here execname(), ppid() and target(), each called from
-# six entry and return probes. Truth: strace's record of the same command (the syscalls, their
+# function called from two places or more with at most two levels of calls below it is one
+# subprogram too (codegen/shared_functions.h) -- here execname(), ppid() and target(), each
+# called from six entry and return probes. Truth: strace's record of the same command (the syscalls, their
 # order, return values and error names), and SystemTap's documented error report for a probe
 # that fails (error(): "ERROR: MSG", the script exits with status 1).
 . "$(dirname "$0")/../e2e-lib.sh"
@@ -42,11 +42,13 @@ t shared_entries_as_strace 0 "$entries"$'\n' '' -- bash -c "grep '^entry ' '$T_T
 rc=$?
 t shared_error_status 0 '' '' -- bash -c "[ $rc = 1 ] || { echo rc=$rc; cat '$T_TMP/shared.err2'; } >&2; [ $rc = 1 ]"
 t shared_error_message 0 '' '' -- grep -q '^ERROR: p4-shared-error' "$T_TMP/shared.err2"
-# Which functions are shared (pass 3's C): leaves called from two places or more (pid); not one
-# that calls another (show), not one called once (once, execname), not embedded C that reads the
-# kernel stack (print_backtrace: its stack would hold the subprogram's frame).
+# Which functions are shared (pass 3's C): called from two places or more with at most two
+# levels of calls below them (pid; show -> execname, once); not one called once (once,
+# execname), not one with three levels below it (top), not embedded C that reads the kernel
+# stack (print_backtrace: its stack would hold the subprogram's frame).
 "$UKSTAP" -p3 -e 'function once() { return 1 }
 function show(r) { printf("%s %d\n", execname(), r + once()) }
-probe syscall.read, syscall.close { show(pid()); print_backtrace() }' > "$T_TMP/shared.c" 2> /dev/null
-t shared_p3_leaves 0 $'pid\n' '' -- bash -c "sed -nE 's/^STP_FN_SHARED void stp_fn_([a-z_0-9]+)\\(.*\\{\$/\\1/p' '$T_TMP/shared.c' | sort"
+function l1() { return pid() } function l2() { return l1() } function top() { return l2() }
+probe syscall.read, syscall.close { show(pid()); print_backtrace(); println(top()) }' > "$T_TMP/shared.c" 2> /dev/null
+t shared_p3_functions 0 $'pid\nshow\n' '' -- bash -c "sed -nE 's/^STP_FN_SHARED void stp_fn_([a-z_0-9]+)\\(.*\\{\$/\\1/p' '$T_TMP/shared.c' | sort"
 t_done

@@ -5,8 +5,9 @@
 // syscall return probes each inlined errno_p, errno_str, execname, pid and tid. A shared copy
 // is a BPF-to-BPF call, which costs a call frame (the verifier allows 8 in a chain, with the
 // runtime's own subprograms and foreach callbacks on top) and, when JITed, a native frame. So
-// only functions that call no other script function are shared (one frame more at most), only
-// when called from two places or more (one call site gains nothing), and never embedded C that
+// only functions that call no other script function, or only such leaves, are shared (two
+// frames more at most: strace.stp's report() and its ctime/tid), only when called from two
+// places or more (one call site gains nothing), and never when it or a callee is embedded C that
 // names the program context `ctx` or a stack hook (the kernel-stack hooks use `ctx` inside
 // their macros; a kernel stack read in a subprogram would see its extra frame).
 #pragma once
