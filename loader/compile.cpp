@@ -390,7 +390,11 @@ int pass4_compile(Session& s) {
                                      // (its string table dedups by a linear scan: quadratic in
                                      // the lines). Same instructions, 30-60% less pass 4 time
                                      // on 360-720 probes; verifier logs lose the C text.
-                                     "-fdebug-prefix-map=" + tmp + "=/ukstap-source-not-kept"};
+                                     // The runtime's headers and vmlinux.h likewise: each
+                                     // instruction inlined from them added its line's text.
+                                     "-fdebug-prefix-map=" + tmp + "=/ukstap-source-not-kept",
+                                     "-fdebug-prefix-map=" + runtime + "=/ukstap-runtime-not-kept",
+                                     "-fdebug-prefix-map=" + vmlinux_dir + "=/ukstap-vmlinux-not-kept"};
     if (std::string ma = multiarch_include(); !ma.empty()) argv.push_back("-idirafter" + ma);
     for (auto& d : dflags) argv.push_back(d);
     argv.insert(argv.end(), {"-c", src, "-o", tmp_bpf});

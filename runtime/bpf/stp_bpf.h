@@ -38,6 +38,8 @@
  * stack helper needs it (bpf/stp_bpf_kstack.h). Native functions have none. */
 #define STP_FN_CTX_PARAM , void *ctx
 #define STP_FN_CTX_ARG , ctx
+/* A function that pass 3 shares between probes (codegen/shared_functions.h): one subprogram. */
+#define STP_FN_SHARED static __noinline
 
 /* Sorted iteration runs natively only (runtime/README.md), but frame layouts are shared by both
  * builds, so the BPF side needs the type's name and some size. */

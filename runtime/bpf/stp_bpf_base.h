@@ -133,7 +133,10 @@ struct stp_common {
  * The locals come first: BPF loads and stores take a 16-bit signed offset, and stp_common holds
  * the runtime's scratch buffers (~30 KiB at MAXSTRINGLEN 512). Behind them every local's
  * address needs its own register, and a probe with a few hundred temporaries then spilled past
- * the 512-byte BPF stack. The runtime reaches k through a pointer, at small offsets. */
+ * the 512-byte BPF stack. The runtime reaches k through a pointer, at small offsets.
+ * The map's value is declared as bytes: its BTF would otherwise hold every probe's locals (tens
+ * of thousands of member names for 700 probes), and clang-14's BTF writer looks each string up
+ * by a linear scan, once per instruction for the source file's name, which comes after them. */
 #define STP_DEFINE_CONTEXT(LOCALS)                     \
   struct stp_context {                                 \
     LOCALS l;                                          \
@@ -143,7 +146,7 @@ struct stp_common {
     __uint(type, BPF_MAP_TYPE_ARRAY);                  \
     __uint(max_entries, 2 * STP_MAX_CPUS);             \
     __type(key, uint32_t);                             \
-    __type(value, struct stp_context);                 \
+    __type(value, char[sizeof(struct stp_context)]);   \
   } stp_ctx SEC(".maps")
 
 /* Scalar globals: one struct in a 1-entry mmapable array "stp_globals" (the loader and native
@@ -156,6 +159,14 @@ struct stp_common {
     __type(key, uint32_t);                             \
     __type(value, T);                                  \
   } stp_globals SEC(".maps")
+
+/* A runtime function that every probe calls (prologue, epilogue, errors, record output): one
+ * BPF subprogram in .text that libbpf appends to each program using it, instead of a copy
+ * inlined into every probe. clang's time is proportional to the code it generates: with these
+ * inlined, a syscall probe's prologue and epilogue were ~300 instructions and pass 4 of
+ * `probe syscall.*` (362 programs) compiled 900 KB of BPF (notes: docs/DESIGN.md "Pass 4").
+ * Static subprograms may take and return any pointer (the verifier follows each call). */
+#define STP_SUBPROG static __noinline
 
 static __always_inline struct stp_session *stp__session(void)
 {
@@ -178,7 +189,7 @@ static __always_inline uint64_t stp__launder(uint64_t v)
 }
 
 /* ---- errors ---------------------------------------------------------------------------- */
-static __always_inline void stp__error(struct stp_common *k, const char *msg, int loc)
+STP_SUBPROG void stp__error(struct stp_common *k, const char *msg, int loc)
 {
   if (k->error || k->abort)
     return;  /* keep the first error: later statements of the handler never ran in stap */
@@ -245,7 +256,7 @@ static __always_inline int stp__loop_exhausted(struct stp_common *k)
 /* ---- probe entry / exit ----------------------------------------------------------------- */
 /* The context map's value for this CPU and slot, marked busy; `koff` is where its stp_common
  * lies (offsetof(struct stp_context, k): the context is generated after this header). */
-static __always_inline void *stp__enter_common(void *ctxmap, int slot, unsigned long koff)
+STP_SUBPROG void *stp__enter_common(void *ctxmap, int slot, unsigned long koff)
 {
   struct stp_session *s = stp__session();
   struct stp_common *k;
@@ -266,7 +277,7 @@ static __always_inline void *stp__enter_common(void *ctxmap, int slot, unsigned 
   return v;
 }
 
-static __always_inline void stp__begin(struct stp_common *k, int id, int is_return, int umode)
+STP_SUBPROG void stp__begin(struct stp_common *k, int id, int is_return, int umode)
 {
   k->probe_id = id;
   k->error = 0;
@@ -284,7 +295,7 @@ static __always_inline void stp__begin(struct stp_common *k, int id, int is_retu
   k->tok.pos = 0;
 }
 
-static __always_inline void stp__emit_error(struct stp_common *k);
+STP_SUBPROG void stp__emit_error(struct stp_common *k);
 
 /* Release the busy flag (BPF has no store-release; the barrier keeps the compiler from moving
  * the handler's stores after it, and this CPU is the only writer while busy). */
@@ -294,7 +305,7 @@ static __always_inline void stp__emit_error(struct stp_common *k);
     *(volatile uint32_t *)&(k)->busy = 0;      \
   } while (0)
 
-static __always_inline void stp__leave(struct stp_common *k)
+STP_SUBPROG void stp__leave(struct stp_common *k)
 {
   struct stp_session *s = stp__session();
   if (k->error && s) {

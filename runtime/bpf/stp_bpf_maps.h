@@ -36,8 +36,7 @@ static __always_inline void stp__copy(void *dst, const void *src, uint32_t size)
 /* The first 8 bytes of every array value are its insertion number (generated code lays values
  * out as { uint64_t seq; v }): kept across updates, new for a new key, so user space can iterate
  * in insertion order and break sort ties the way SystemTap's list-ordered maps do. */
-static __always_inline int stp__map_set(struct stp_common *k, void *map, const void *key,
-                                        void *val)
+STP_SUBPROG int stp__map_set(struct stp_common *k, void *map, const void *key, void *val)
 {
   uint64_t *old = bpf_map_lookup_elem(map, key);
   long rc;
@@ -96,10 +95,17 @@ enum { stp__stats_id_base = __COUNTER__ + 1 };
     return -1;                                                                          \
   }
 
-static __always_inline void stp__stat_add(struct stp_common *k, void *map, const void *key,
-                                          int64_t v, int64_t bucket, uint32_t nbuckets,
-                                          int shift)
+/* A BPF call takes at most five arguments: bucket (int32, -1 for none), nbuckets (16 bits) and
+ * shift (8 bits) travel packed in `where` (STP__STAT_WHERE). */
+#define STP__STAT_WHERE(bucket, nbuckets, shift)                                        \
+  ((uint64_t)(uint32_t)(int32_t)(bucket) | ((uint64_t)((nbuckets) & 0xffff) << 32) |    \
+   ((uint64_t)((shift) & 0xff) << 48))
+STP_SUBPROG void stp__stat_add(struct stp_common *k, void *map, const void *key, int64_t v,
+                               uint64_t where)
 {
+  int64_t bucket = (int32_t)(uint32_t)where;
+  uint32_t nbuckets = (uint32_t)(where >> 32) & 0xffff;
+  int shift = (int)(where >> 48) & 0xff;
   struct stp_stat_base *s = bpf_map_lookup_elem(map, key);
   if (!s) {
     long rc = bpf_map_update_elem(map, key, stp__zero_area, BPF_NOEXIST);
@@ -120,12 +126,14 @@ static __always_inline void stp__stat_add(struct stp_common *k, void *map, const
     ((int64_t *)(s + 1))[bucket]++;
 }
 #define stp_stat_add(c, NAME, key, v)                                                   \
-  stp__stat_add(&(c)->k, &stp_stat_##NAME, (key), (v), stp_stat_##NAME##_bucket(v),     \
-                STP_STAT_NBUCKETS(stp_stat_##NAME##_t), 0)
+  stp__stat_add(&(c)->k, &stp_stat_##NAME, (key), (v),                                  \
+                STP__STAT_WHERE(stp_stat_##NAME##_bucket(v),                            \
+                                STP_STAT_NBUCKETS(stp_stat_##NAME##_t), 0))
 /* A statistic read with @variance(NAME, shift): its running mean/m2 kept at that precision. */
 #define stp_stat_add_shift(c, NAME, key, v, shift)                                      \
-  stp__stat_add(&(c)->k, &stp_stat_##NAME, (key), (v), stp_stat_##NAME##_bucket(v),     \
-                STP_STAT_NBUCKETS(stp_stat_##NAME##_t), (shift))
+  stp__stat_add(&(c)->k, &stp_stat_##NAME, (key), (v),                                  \
+                STP__STAT_WHERE(stp_stat_##NAME##_bucket(v),                            \
+                                STP_STAT_NBUCKETS(stp_stat_##NAME##_t), (shift)))
 
 /* Aggregation: one bpf_loop callback per CPU (verified once, whatever the CPU count). */
 struct stp__agg_ctx {

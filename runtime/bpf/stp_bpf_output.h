@@ -33,7 +33,7 @@ static __always_inline void stp__rec_long(struct stp_common *k, int64_t v)
 }
 
 /* u32 length + bytes; the helper copies at most MAXSTRINGLEN-1 characters and a NUL. */
-static __always_inline void stp__rec_str(struct stp_common *k, const void *s)
+STP_SUBPROG void stp__rec_str(struct stp_common *k, const void *s)
 {
   uint32_t pos = k->rec_pos, off, len;
   long n;
@@ -73,7 +73,7 @@ static __always_inline void stp__rec_mem(struct stp_common *k, int64_t addr, int
   k->rec_pos = pos + STP_REC_STR_SIZE(n);
 }
 
-static __always_inline void stp__rec_end(struct stp_common *k)
+STP_SUBPROG void stp__rec_end(struct stp_common *k)
 {
   struct stp_rec_hdr *h = (struct stp_rec_hdr *)k->rec;
   uint32_t size = k->rec_pos;
@@ -110,7 +110,7 @@ static __always_inline void stp__rec_text(struct stp_common *k, int type, int id
 #define stp_log(c, msg) stp__rec_text(&(c)->k, STP_REC_LOG, 0, (msg))
 #define stp_warn(c, msg) stp__rec_text(&(c)->k, STP_REC_WARN, 0, (msg))
 
-static __always_inline void stp__emit_error(struct stp_common *k)
+STP_SUBPROG void stp__emit_error(struct stp_common *k)
 {
   stp__rec_text(k, STP_REC_ERROR, k->errloc < 0 ? STP_LOC_NONE : k->errloc, k->errmsg);
 }

@@ -50,7 +50,7 @@
  * where frames are skipped at all: a perf-event tracepoint's stack starts at its saved regs. */
 #define STP_KSKIP_CALLBACK_ENTER(c)                                                     \
   ({ uint8_t s__ = (c)->k.kskip; if (s__) (c)->k.kskip = s__ + 2; s__; })
-static __always_inline void stp__sysrec_fill(struct stp_common *k,
+STP_SUBPROG void stp__sysrec_fill(struct stp_common *k,
                                              struct bpf_raw_tracepoint_args *ctx, int is_exit)
 {
   struct pt_regs *r = stp__user_regs();  /* sys_enter's regs argument is this very frame */

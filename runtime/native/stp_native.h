@@ -232,6 +232,8 @@ static void stp_n_globals_store(void);
 /* Generated functions take the BPF program's context in BPF builds only (bpf/stp_bpf.h). */
 #define STP_FN_CTX_PARAM
 #define STP_FN_CTX_ARG
+/* A function pass 3 shares between BPF probes (codegen/shared_functions.h): inlined here. */
+#define STP_FN_SHARED static __always_inline
 
 /* The loader calls stp_probe_<id>(NULL) after stp_native_set_probe(). */
 #define STP_PROBE_NATIVE(id) STP_EXPORT int stp_probe_##id(struct stp_context *stp_c_arg)

@@ -2,6 +2,7 @@
 
 #include "codegen/c_text.h"
 #include "codegen/kernel_values.h"
+#include "codegen/shared_functions.h"
 #include "codegen/regex_dfa.h"
 
 #include <algorithm>
@@ -1426,8 +1427,7 @@ void Emitter::emit_function(ast::Function* f, bool native) {
   std::ostringstream body;
   std::string n = fn_c_name(f);
   body << (native ? "#ifdef __UKSTAP_NATIVE__\n" : "#ifdef __UKSTAP_BPF__\n");
-  body << "static __always_inline void stp_fn_" << n
-       << "(struct stp_context *c, struct stp_globals *g STP_FN_CTX_PARAM) {\n";
+  body << fn_declaration(a_.calls, f, n) << " {\n" << fn_context_local(a_.calls, f);
   body << "  (void)g;\n";
   if (f->has_embedded_body()) {
     auto* code = static_cast<ast::EmbeddedCode*>(f->body);
@@ -1629,8 +1629,7 @@ int Emitter::run() {
         fr.add_field("char", "__retvalue", "[STP_MAXSTRINGLEN]");
       else
         fr.add_field("int64_t", "__retvalue");
-      protos << "static __always_inline void stp_fn_" << n
-             << "(struct stp_context *c, struct stp_globals *g STP_FN_CTX_PARAM);\n";
+      protos << fn_declaration(a_.calls, f, n) << ";\n";
     }
     // Each function is compiled for the side(s) whose probes call it, with that side's
     // abilities (foreach only natively, for now).
