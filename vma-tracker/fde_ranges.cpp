@@ -90,7 +90,7 @@ void read_section(Elf* elf, Elf_Scn* scn, bool eh_frame, std::vector<FdeRange>& 
       continue;
     }
     auto cie = cies.find(entry.fde.CIE_pointer);
-    uint8_t enc = cie != cies.end() ? cie->second : DW_EH_PE_absptr;
+    uint8_t enc = cie != cies.end() ? cie->second : (uint8_t)DW_EH_PE_absptr;
     const uint8_t* p = entry.fde.start;
     uint64_t start = 0, len = 0;
     uint64_t here = sh.sh_addr + (uint64_t)(p - base);

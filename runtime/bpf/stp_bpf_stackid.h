@@ -31,33 +31,24 @@ struct stp_stack_val {
   uint64_t pcs[MAXBACKTRACE];
 };
 
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, MAXSTACKS);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __type(key, uint64_t);
-  __type(value, struct stp_stack_val);
-} stp_ustacks SEC(".maps");
+/* A map of stacks by id: ustack_id()/kstack_id() and the ubacktrace() key tokens each have one. */
+#define STP__STACK_MAP(name)                      \
+  struct {                                        \
+    __uint(type, BPF_MAP_TYPE_HASH);              \
+    __uint(max_entries, MAXSTACKS);               \
+    __uint(map_flags, BPF_F_NO_PREALLOC);         \
+    __type(key, uint64_t);                        \
+    __type(value, struct stp_stack_val);          \
+  } name SEC(".maps")
 
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, MAXSTACKS);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __type(key, uint64_t);
-  __type(value, struct stp_stack_val);
-} stp_kstacks SEC(".maps");
+STP__STACK_MAP(stp_ustacks);
+STP__STACK_MAP(stp_kstacks);
 
 /* The stacks of ubacktrace() keys kept as ids (stp__ustack_hex_token below). A map of their
  * own: a map without preallocation starts with one free element per CPU, and a timer sample
  * (NMI) that stored a new stack in one map twice (ustack_id() and a token of the same stack)
  * found none for the second (run_kstack.sh's profile aggregation lost one). */
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, MAXSTACKS);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __type(key, uint64_t);
-  __type(value, struct stp_stack_val);
-} stp_ubtstacks SEC(".maps");
+STP__STACK_MAP(stp_ubtstacks);
 
 #if STP_REC_CAP < 8 * MAXBACKTRACE + 64
 # error "MAXBACKTRACE too large for the record scratch: raise MAXSTRINGLEN"

@@ -1,5 +1,7 @@
 #include "passes/kernel_types.h"
 
+#include <optional>
+
 #include "driver/diagnostics.h"
 #include "passes/cast_layout.h"
 
@@ -71,9 +73,10 @@ std::optional<btf::AccessStart> netfilter_target_start(const DerivedProbe* p, co
 
 bool kernel_target_type(const DerivedProbe& p, const ast::TargetSymbol& e, bool quiet, ast::Type& out,
                         bool* char_array) {
-  if (p.family.is(probes::ProbeKind::Netfilter)) {
+  // The type of e's access path from `start` (BTF); quiet: an error types it Unknown.
+  auto walk_from = [&](auto&& start) {
     try {
-      auto st = netfilter_target_start(&p, e);
+      std::optional<btf::AccessStart> st = start();
       if (!st) return false;
       auto r = btf::walk_access(kernel_btf_or_throw(e.tok), *st, e.components, e.addressof, e.tok, nullptr);
       out = r.type;
@@ -83,32 +86,32 @@ bool kernel_target_type(const DerivedProbe& p, const ast::TargetSymbol& e, bool 
       out = ast::Type::Unknown;
     }
     return true;
-  }
+  };
+  if (p.family.is(probes::ProbeKind::Netfilter))
+    return walk_from([&] { return netfilter_target_start(&p, e); });
   const auto* tp = p.family.get<probes::TracepointPoint>();
   if (!tp) return false;
   const probes::TraceField* f = tracepoint_field(*tp, e.name);
   const probes::TraceBtfArg* a = tracepoint_btf_arg(*tp, e.name);
   if (!a && !(f && (!e.components.empty() || e.addressof))) return false;
-  try {
-    // A name that is both (sched_switch's prev_state) keeps the record field's meaning in
-    // pass 2; it is read from the argument only in a tp_btf probe (choose_tracepoint_context).
-    if (f && e.components.empty() && !e.addressof) return false;
-    if (f && !a) {
+  // A name that is both (sched_switch's prev_state) keeps the record field's meaning in
+  // pass 2; it is read from the argument only in a tp_btf probe (choose_tracepoint_context).
+  if (f && e.components.empty() && !e.addressof) return false;
+  if (f && !a) {
+    try {
       out = field_components_type(*f, e);
-      return true;
+    } catch (const SemanticError&) {
+      if (!quiet) throw;
+      out = ast::Type::Unknown;
     }
-    const btf::KernelBtf& k = kernel_btf_or_throw(e.tok);
+    return true;
+  }
+  return walk_from([&] {
     btf::AccessStart st;
     st.what = e.name;
     st.type_id = a->type_id;
-    auto r = btf::walk_access(k, st, e.components, e.addressof, e.tok, nullptr);
-    out = r.type;
-    if (char_array) *char_array = r.char_array;
-  } catch (const SemanticError&) {
-    if (!quiet) throw;
-    out = ast::Type::Unknown;
-  }
-  return true;
+    return std::optional<btf::AccessStart>(st);
+  });
 }
 
 btf::AccessStart cast_start(const btf::KernelBtf& k, const ast::CastOp& e) {
