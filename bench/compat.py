@@ -1175,9 +1175,9 @@ def judge_run(rc, out, err, shape, line, sample=None):
         if ERROR_RE.search(l.strip()):
             return False, l.strip()
     writes_file = re.search(r"(^|\s)-o\s", line) is not None
-    # a blank line is output: deviceseeks.stp prints "\n" and nothing else when its device
-    # (the .meta's sda; this machine's disk is vda) had no request in the run
-    if prints and not writes_file and not out:
+    # blank lines are no output: deviceseeks.stp prints only "\n" when its device (the .meta's
+    # sda; this machine's disk is vda) had no request, which shows nothing of the script working
+    if prints and not writes_file and not out.strip():
         return False, "no output (the script prints)"
     if header and not writes_file and header not in out:
         return False, "output lacks the script's header %r" % header

@@ -63,8 +63,11 @@ bool DeferredUnwind::finish(const stp_ustack& u, std::vector<uint64_t>& pcs, uin
     if (it != pending_.end()) pending_.erase(it);  // not its record (a dropped one): stale
     return false;
   }
-  // The copy was made in the same probe run, just before the record's walk ended.
-  if (it == pending_.end() || it->second.regs.pid != u.pid || it->second.regs.time_ns > u.time_ns) {
+  // The copy was made in the same probe run, just before the record's walk ended, and carries
+  // the record's time: any other copy (an earlier event's, whose record was dropped) is stale
+  // and never stands in for this event's stack.
+  if (it == pending_.end() || it->second.regs.pid != u.pid || it->second.regs.time_ns != u.time_ns) {
+    if (it != pending_.end() && it->second.regs.time_ns < u.time_ns) pending_.erase(it);
     ++without_copy;
     return false;
   }

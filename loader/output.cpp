@@ -366,8 +366,8 @@ void Output::record(const void* data, size_t len) {
         std::string t = r.str();
         t = expand(std::move(t));
         if (r.ok) {
+          t += '\n';  // one write: -S rotation never splits a log() line from its newline
           put(t);
-          put("\n", 1);
         } else {
           malformed++;
         }

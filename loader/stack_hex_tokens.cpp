@@ -7,6 +7,14 @@
 
 namespace ukstap::loader {
 
+namespace {
+std::string unknown_stack_id(uint64_t id) {
+  char b[48];
+  std::snprintf(b, sizeof b, "<unknown stack id 0x%llx>", (unsigned long long)id);
+  return b;
+}
+}  // namespace
+
 std::string hex_list_of(const StoredStack& st) {
   std::string out;
   char b[24];
@@ -40,7 +48,10 @@ std::string expand_hexid_tokens(const std::string& s, const StackIds* ids,
     out.append(s, i, a - i);
     uint64_t id = std::strtoull(s.substr(a + 2, 16).c_str(), nullptr, 16);
     const StoredStack* st = ids ? ids->find(id) : nullptr;
+    // A stack the kernel could not store (its map full, or no free element in NMI context)
+    // says so, as ustack_id()'s does: never an empty key.
     if (st) out += hex_list_of(*st);
+    else out += unknown_stack_id(id);
     last = st;
     ++found;
     i = a + STP_TOKEN_LEN;

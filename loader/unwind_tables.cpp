@@ -243,6 +243,7 @@ bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino
     compiled_++;
     stable = stable && ::fstat(file.fd(), &after) == 0 && same_file_state(before, after);
     if (ok && stable && !key.empty() && !e->table.rows.empty()) cache_->store(key, e->table);
+    if (!stable) e->identity.clear();  // its rows may be of other bytes: no file shares them
   }
   compile_ms_ += ms_since(t0);
   if (!ok || e->table.rows.empty()) {
@@ -363,6 +364,7 @@ bool UnwindTables::write(Entry& e) {
     std::memcpy(static_cast<char*>(rules_mem_) + rules_written_ * kRuleStride,
                 &rules_->rules()[rules_written_], sizeof(stp_cfi_row));
   struct stp_cfi_file f{};
+  f.answered = 1;
   f.base = e.table.base;
   f.delta = e.delta;
   f.page_first = used_;
@@ -443,8 +445,14 @@ void UnwindTables::mark_no_table(uint32_t file_id, uint64_t dev, uint64_t ino) {
     no_table_before_load_.push_back({file_id, dev, ino});
     return;
   }
-  struct stp_cfi_file f{};  // nr 0: no rows
-  bpf_map_update_elem(files_fd_, &file_id, &f, BPF_NOEXIST);  // never over a table
+  // nr 0: no rows. The file map is an array (every entry exists, zeroed): only an entry the
+  // loader has not written yet is marked, never one that holds a table.
+  struct stp_cfi_file f{};
+  if (bpf_map_lookup_elem(files_fd_, &file_id, &f) == 0 && !f.answered) {
+    f = stp_cfi_file{};
+    f.answered = 1;
+    bpf_map_update_elem(files_fd_, &file_id, &f, BPF_ANY);
+  }
   if (ino && inodes_fd_ >= 0) {
     struct stp_cfi_inode k{};
     k.ino = ino;
@@ -456,7 +464,10 @@ void UnwindTables::mark_no_table(uint32_t file_id, uint64_t dev, uint64_t ino) {
 const unwind::CfiTable* UnwindTables::table_for(const vma::Mapping& m) {
   on_mapping(m);
   auto it = files_.find(m.file_id);
-  return it == files_.end() ? nullptr : &it->second->table;
+  if (it == files_.end()) return nullptr;
+  // A file sharing its twin's table (same content, table_sharing.h) has no rows of its own.
+  if (it->second->same_as) return &files_.at(it->second->same_as)->table;
+  return &it->second->table;
 }
 
 void UnwindTables::on_mapping(const vma::Mapping& m) {

@@ -20,9 +20,12 @@ for test in "$UKSTAP_TOP_SRCDIR"/testsuite/$suite/*.sh; do
   [ -e "$test" ] || continue
   name=$(basename "$test" .sh)
   echo "=== $name"
+  t0=$SECONDS
   out=$(bash "$test" 2>&1)
   rc=$?
   printf '%s\n' "$out"
+  # Each script's wall time, for make check's 10-minute budget (not an assertion).
+  echo "--- $name: $((SECONDS - t0)) s"
   last=$(printf '%s\n' "$out" | tail -n 1)
   if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
     passed=$((passed + BASH_REMATCH[1]))

@@ -18,8 +18,8 @@ enum stp_pc_where {
   STP_PC_NO_TABLE = 2,   /* executable memory without a table: JIT code, or a file whose table
                             is not loaded yet */
   STP_PC_UNKNOWN = 3,    /* the kernel could not say (the mmap lock was busy) */
-  STP_PC_TABLE_PENDING = 4, /* a file the loader has not answered for yet (no entry, not even
-                            an empty one, in stp_cfi_files): its table is coming. The walk
+  STP_PC_TABLE_PENDING = 4, /* a file the loader has not answered for yet (its stp_cfi_files
+                            entry not `answered`, or no inode-map entry): its table is coming. The walk
                             stops (STP_STOP_NO_TABLE_YET) and user space finishes it from a
                             stack copy (common/stp_usnap.h) */
 };
@@ -62,7 +62,9 @@ static __always_inline enum stp_pc_where stp__pc_file(struct stp_uwalk *uw,
     key = e->file_id;
     f = bpf_map_lookup_elem(&stp_cfi_files, &key);
     if (!f || !f->nr)
-      return key ? stp__no_table_for(f) : STP_PC_NO_TABLE;  /* key 0: anonymous code */
+      /* key 0: anonymous code. An array entry always exists: `answered` tells "none" from
+       * "not yet" */
+      return key ? stp__no_table_for(f && f->answered ? f : 0) : STP_PC_NO_TABLE;
     *file_id = key;
     *bias = e->bias;
     *fp = f;

@@ -47,9 +47,12 @@ static __always_inline void stp__usnap_if_pending(struct stp_common *k)
   struct task_struct *t;
   uint64_t sp, top;
   uint32_t n = STP__USNAP_CAP, off = 0, missing = 0, size, slot = k->slot & 1;
+  uint64_t now;
+  k->uw.snap_ns = 0;
   if (k->uw.stop != STP_STOP_NO_TABLE_YET)
     return;
-  k->uw.hash = stp_fnv_u64(k->uw.hash, bpf_ktime_get_ns());
+  now = bpf_ktime_get_ns();
+  k->uw.hash = stp_fnv_u64(k->uw.hash, now);
   /* Copies never crowd out the output: none while a quarter of the ring waits to be read (the
    * reader may be compiling a big table for an earlier copy). A system-wide profile of a busy
    * machine, where new processes start all the time, dropped 1,615 records without this. The
@@ -67,7 +70,7 @@ static __always_inline void stp__usnap_if_pending(struct stp_common *k)
   uint64_t pt = bpf_get_current_pid_tgid();
   rec->s.pid = (uint32_t)(pt >> 32);
   rec->s.tid = (uint32_t)pt;
-  rec->s.time_ns = bpf_ktime_get_ns();
+  rec->s.time_ns = now;
   rec->s.pc = STP_X86_64_PT_PC(r);
   sp = STP_X86_64_PT_SP(r);
   rec->s.sp = sp;
@@ -104,7 +107,9 @@ static __always_inline void stp__usnap_if_pending(struct stp_common *k)
     struct stp_session *s = stp__session();
     if (s)
       stp__count(&s->drops);
+    return;
   }
+  k->uw.snap_ns = now;  /* the record gets this time: a copy pairs with its own record only */
 }
 
 #endif /* STP_BPF_USNAP_H */

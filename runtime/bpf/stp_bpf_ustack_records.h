@@ -54,6 +54,8 @@ static __always_inline void stp__ustack_emit(struct stp_common *k, int flags, ui
   u->nr = (uint16_t)n;
   u->exact = (uint16_t)k->uw.exact;
   u->stop = (uint8_t)k->uw.stop;
+  if (k->uw.snap_ns)  /* a stack copy went just before: the same time pairs the two */
+    u->time_ns = k->uw.snap_ns;
   if (n)
     bpf_probe_read_kernel(&k->rec[sizeof(struct stp_rec_hdr) + sizeof(struct stp_ustack)],
                           (n * 8) & (8 * STP_UW_MASK_BITS + 8 - 1), k->uw.pcs);

@@ -158,7 +158,8 @@ struct stp_cfi_file {
   uint32_t page_first;  /* pool index of the file's page index */
   uint32_t npages;      /* entries: one per page of row pcs */
   uint32_t page_shift;  /* log2 of the page size, STP_CFI_PAGE_SHIFT or more (below) */
-  uint32_t pad;
+  uint32_t answered;    /* 1: the loader has answered for this file, with rows or none (nr 0);
+                           0 (the array's zeroed entry): its table may still be coming */
 };
 
 /* Page index: for page p of a file (row pcs p << page_shift ...), one pool element: the row

@@ -45,10 +45,10 @@ t shared_error_message 0 '' '' -- grep -q '^ERROR: p4-shared-error' "$T_TMP/shar
 # Which functions are shared (pass 3's C): called from two places or more with at most two
 # levels of calls below them (pid; show -> execname, once); not one called once (once,
 # execname), not one with three levels below it (top), not embedded C that reads the kernel
-# stack (print_backtrace: its stack would hold the subprogram's frame).
+# stack (print_backtrace, addr(): its stack would hold the subprogram's frame).
 "$UKSTAP" -p3 -e 'function once() { return 1 }
 function show(r) { printf("%s %d\n", execname(), r + once()) }
 function l1() { return pid() } function l2() { return l1() } function top() { return l2() }
-probe syscall.read, syscall.close { show(pid()); print_backtrace(); println(top()) }' > "$T_TMP/shared.c" 2> /dev/null
+probe syscall.read, syscall.close { show(pid()); print_backtrace(); println(top()); println(addr()) }' > "$T_TMP/shared.c" 2> /dev/null
 t shared_p3_functions 0 $'pid\nshow\n' '' -- bash -c "sed -nE 's/^STP_FN_SHARED void stp_fn_([a-z_0-9]+)\\(.*\\{\$/\\1/p' '$T_TMP/shared.c' | sort"
 t_done

@@ -7,7 +7,8 @@ namespace ukstap::codegen {
 namespace {
 
 // Embedded C that names the program context `ctx` or a stack hook (the kernel-stack hooks,
-// _stp_kstack_* in tapsets/RUNTIME-HOOKS.md, read `ctx` inside their macros).
+// _stp_kstack_* and _stp_kernel_pc in tapsets/RUNTIME-HOOKS.md, read `ctx` inside their
+// macros; a kernel stack read in a subprogram would see the subprogram's own frame).
 bool uses_context(const ast::Function* f) {
   if (!f->has_embedded_body()) return false;
   const std::string& code = static_cast<const ast::EmbeddedCode*>(f->body)->code;
@@ -16,7 +17,8 @@ bool uses_context(const ast::Function* f) {
     bool after = p + 3 < code.size() && (std::isalnum((unsigned char)code[p + 3]) || code[p + 3] == '_');
     if (!before && !after) return true;  // the identifier `ctx`
   }
-  return code.find("stack") != std::string::npos;
+  // _stp_kernel_pc() (addr()) names no `ctx` but is a kernel-stack read too (stp_bpf_kstack.h).
+  return code.find("stack") != std::string::npos || code.find("_stp_kernel_pc") != std::string::npos;
 }
 
 // Whether f and everything it calls stays within `height` levels of calls below f and uses no
