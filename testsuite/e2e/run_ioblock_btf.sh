@@ -26,8 +26,10 @@ check_ioblock_btf() {
   if (pid() == target() && $bio) printf("%s %s %d %d\n", devname, rwbs, sector, size / 512)
 }' -c "dd if=/dev/zero of=$dir/f bs=64k count=8 oflag=direct" > "$T_TMP/io" 2>/dev/null || return 1
   echo 0 > "$inst/events/block/block_bio_queue/enable"
-  # tracefs: "dd-PID [CPU] ... block_bio_queue: MAJ,MIN RWBS SECTOR + NR [dd]"
-  sed -nE 's/.*block_bio_queue: [0-9]+,[0-9]+ ([A-Z]+) ([0-9]+) \+ ([0-9]+) \[dd\]$/\1 \2 \3/p' \
+  # tracefs: "dd-PID [CPU] ... block_bio_queue: MAJ,MIN RWBS SECTOR + NR [COMM]". Any COMM: a
+  # read-ahead of dd's own pages during its exec is the target's (pid() == target()) while its
+  # comm is still the -c child's old name.
+  sed -nE 's/.*block_bio_queue: [0-9]+,[0-9]+ ([A-Z]+) ([0-9]+) \+ ([0-9]+) \[[^]]*\]$/\1 \2 \3/p' \
     "$inst/trace" > "$T_TMP/want"
   [ -s "$T_TMP/io" ] || { echo "no events"; return 1; }
   while read -r name rwbs sector nr; do
