@@ -25,13 +25,16 @@ bool share_table(int files_fd, int inodes_fd, uint32_t twin_id, uint32_t file_id
     why = std::strerror(errno);
     return false;
   }
-  if (ino && inodes_fd >= 0) {  // the kernel's dev_t: major << 20 | minor
-    struct stp_cfi_inode k {};
-    k.ino = ino;
-    k.dev = (uint32_t)((major(dev) << 20) | minor(dev));
-    bpf_map_update_elem(inodes_fd, &k, &file_id, BPF_ANY);
-  }
+  register_inode(inodes_fd, dev, ino, file_id, BPF_ANY);
   return true;
+}
+
+void register_inode(int inodes_fd, uint64_t dev, uint64_t ino, uint32_t file_id, uint64_t flags) {
+  if (!ino || inodes_fd < 0) return;
+  struct stp_cfi_inode k {};
+  k.ino = ino;
+  k.dev = (uint32_t)((major(dev) << 20) | minor(dev));  // the kernel's dev_t: major << 20 | minor
+  bpf_map_update_elem(inodes_fd, &k, &file_id, flags);
 }
 
 }  // namespace ukstap::loader

@@ -19,4 +19,9 @@ namespace ukstap::loader {
 bool share_table(int files_fd, int inodes_fd, uint32_t twin_id, uint32_t file_id, uint64_t dev,
                  uint64_t ino, std::string& why);
 
+// Maps the inode (user-space st_dev encoding; ino 0 or no map: nothing) to `file_id` in the
+// inode map `inodes_fd` (stp_cfi_inodes), where the kernel's walk finds files it has no mirror
+// entry for. `flags`: BPF_ANY, or BPF_NOEXIST to never replace a file's entry.
+void register_inode(int inodes_fd, uint64_t dev, uint64_t ino, uint32_t file_id, uint64_t flags);
+
 }  // namespace ukstap::loader

@@ -10,7 +10,6 @@
 
 #include <gelf.h>
 #include <libelf.h>
-#include <sys/sysmacros.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -384,12 +383,7 @@ bool UnwindTables::write(Entry& e) {
     warnings.push_back("cannot register the unwind table of " + e.path + ": " + std::strerror(errno));
     return false;
   }
-  if (e.ino && inodes_fd_ >= 0) {  // the kernel's dev_t: major << 20 | minor
-    struct stp_cfi_inode k{};
-    k.ino = e.ino;
-    k.dev = (uint32_t)((major(e.dev) << 20) | minor(e.dev));
-    bpf_map_update_elem(inodes_fd_, &k, &e.file_id, BPF_ANY);
-  }
+  register_inode(inodes_fd_, e.dev, e.ino, e.file_id, BPF_ANY);
   e.first = f.first;
   used_ = (uint32_t)need;
   rows_written_ += n;
@@ -453,12 +447,7 @@ void UnwindTables::mark_no_table(uint32_t file_id, uint64_t dev, uint64_t ino) {
     f.answered = 1;
     bpf_map_update_elem(files_fd_, &file_id, &f, BPF_ANY);
   }
-  if (ino && inodes_fd_ >= 0) {
-    struct stp_cfi_inode k{};
-    k.ino = ino;
-    k.dev = (uint32_t)((major(dev) << 20) | minor(dev));
-    bpf_map_update_elem(inodes_fd_, &k, &file_id, BPF_NOEXIST);
-  }
+  register_inode(inodes_fd_, dev, ino, file_id, BPF_NOEXIST);
 }
 
 const unwind::CfiTable* UnwindTables::table_for(const vma::Mapping& m) {
