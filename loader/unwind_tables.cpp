@@ -328,18 +328,21 @@ bool UnwindTables::write(Entry& e) {
   auto t0 = std::chrono::steady_clock::now();
   size_t n = e.table.rows.size();
   unwind::CompactTable c;
-  size_t known_rules = rules_->rules().size();  // a refused table leaves no rule behind
-  if (!unwind::compact(e.table, *rules_, c)) {
+  size_t known_rules = rules_->rules().size();
+  // A refused table leaves no rule behind, says why in one warning, and its file is answered
+  // for (no table: walks take frame pointers there instead of waiting for it).
+  auto refuse = [&](const std::string& warning) {
     rules_->truncate(known_rules);
-    warnings.push_back("unwind rule dictionary full (" + std::to_string(rules_->capacity()) +
-                       " distinct rules): " + e.path + " has no unwind table, its frames " +
-                       "unwind by frame pointers only");
+    warnings.push_back(warning);
     mark_no_table(e.file_id, e.dev, e.ino);
     return false;
-  }
+  };
+  if (!unwind::compact(e.table, *rules_, c))
+    return refuse("unwind rule dictionary full (" + std::to_string(rules_->capacity()) +
+                  " distinct rules): " + e.path + " has no unwind table, its frames " +
+                  "unwind by frame pointers only");
   uint64_t need = (uint64_t)used_ + c.elements();
   if (need > (uint64_t)slots_ * STP_CFI_CHUNK) {
-    rules_->truncate(known_rules);
     char buf[512];
     std::snprintf(buf, sizeof buf,
                   "unwind table memory budget of %" PRIu64 " MiB exceeded: %s (%zu rows, %.1f MiB) "
@@ -347,17 +350,11 @@ bool UnwindTables::write(Entry& e) {
                   "by %zu rows; raise it with -D STP_UNWIND_TABLE_MB=N)",
                   budget_mb_, e.path.c_str(), n, (double)c.elements() * 8 / kMiB,
                   (double)(chunks_.size() * kChunkBytes + kRulesBytes) / kMiB, rows_written_);
-    warnings.push_back(buf);
-    mark_no_table(e.file_id, e.dev, e.ino);
-    return false;
+    return refuse(buf);
   }
   std::string why;
-  if (!grow_pool(need, why)) {
-    rules_->truncate(known_rules);
-    warnings.push_back(why + ": " + e.path + " has no unwind table, its frames unwind by frame pointers only");
-    mark_no_table(e.file_id, e.dev, e.ino);
-    return false;
-  }
+  if (!grow_pool(need, why))
+    return refuse(why + ": " + e.path + " has no unwind table, its frames unwind by frame pointers only");
   // Rules new with this table, before any row that names them.
   for (; rules_written_ < rules_->rules().size(); ++rules_written_)
     std::memcpy(static_cast<char*>(rules_mem_) + rules_written_ * kRuleStride,
