@@ -102,7 +102,7 @@ bool to_pprof(const Profile& prof, std::string& out, std::string& why) {
   };
   auto location_id = [&](const Frame& f) {
     auto key = std::make_pair(module_of(f), f.addr);
-    auto [it, added] = locations.try_emplace(key, locations.size() + 1);
+    auto [it, added] = locations.try_emplace(key, static_cast<uint64_t>(p.location_size()) + 1);
     if (added) {
       auto* loc = p.add_location();
       loc->set_id(it->second);
@@ -113,14 +113,26 @@ bool to_pprof(const Profile& prof, std::string& out, std::string& why) {
     return it->second;
   };
   // The process name as the outermost frame, as in the folded and SVG outputs; plus pid and
-  // comm as labels.
+  // comm as labels. A name has no address: its location is keyed by the name (keyed by
+  // (module, 0) every process took the first sample's name, e.g. the -c child's "ukstap"
+  // before its exec).
+  std::map<std::string, uint64_t> process_locations;  // name -> location id
+  auto process_location_id = [&](const std::string& comm) {
+    Frame proc;
+    proc.name = comm.empty() ? "[unknown]" : comm;
+    proc.module = "[process]";
+    auto [it, added] = process_locations.try_emplace(proc.name, static_cast<uint64_t>(p.location_size()) + 1);
+    if (added) {
+      auto* loc = p.add_location();
+      loc->set_id(it->second);
+      loc->add_line()->set_function_id(function_id(proc));
+    }
+    return it->second;
+  };
   for (const Sample& s : prof.samples) {
     auto* ps = p.add_sample();
     for (const Frame& f : s.frames) ps->add_location_id(location_id(f));
-    Frame proc;
-    proc.name = s.comm.empty() ? "[unknown]" : s.comm;
-    proc.module = "[process]";
-    ps->add_location_id(location_id(proc));
+    ps->add_location_id(process_location_id(s.comm));
     ps->add_value(static_cast<int64_t>(s.count));
     ps->add_value(static_cast<int64_t>(s.count) * period);
     auto* l = ps->add_label();

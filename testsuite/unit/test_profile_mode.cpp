@@ -1,6 +1,7 @@
 // driver/profile_mode: --profile's options and its script; the profile writers (loader/profile.h).
 // The samples' way from the records to the writers: test_profile_samples.cpp.
 #include <catch2/catch.hpp>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -125,4 +126,60 @@ TEST_CASE("profile writers: empty profile, odd names, kernel frames", "[profile_
   CHECK(svg.find("operator&lt;&lt;(std::ostream&amp;,_T)") != std::string::npos);
   CHECK(svg.find("operator<<") == std::string::npos);
   CHECK(svg.find("6 samples") != std::string::npos);
+}
+
+#include <zlib.h>
+
+#include "profile.pb.h"
+
+namespace {
+
+// The pprof bytes decoded by zlib and libprotobuf: each sample's outermost frame's name.
+std::vector<std::string> pprof_roots(const std::string& gz) {
+  z_stream z{};
+  REQUIRE(inflateInit2(&z, 15 + 16) == Z_OK);
+  std::string raw(1 << 20, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  z.avail_in = static_cast<uInt>(gz.size());
+  z.next_out = reinterpret_cast<Bytef*>(raw.data());
+  z.avail_out = static_cast<uInt>(raw.size());
+  REQUIRE(inflate(&z, Z_FINISH) == Z_STREAM_END);
+  raw.resize(z.total_out);
+  inflateEnd(&z);
+  perftools::profiles::Profile p;
+  REQUIRE(p.ParseFromString(raw));
+  std::map<uint64_t, std::string> fn, loc;
+  for (const auto& f : p.function()) fn[f.id()] = p.string_table(f.name());
+  for (const auto& l : p.location()) {
+    REQUIRE(loc.count(l.id()) == 0);  // location ids are unique
+    loc[l.id()] = fn.at(l.line(0).function_id());
+  }
+  std::vector<std::string> roots;
+  for (const auto& s : p.sample()) roots.push_back(loc.at(s.location_id(s.location_id_size() - 1)));
+  return roots;
+}
+
+}  // namespace
+
+TEST_CASE("pprof: each sample's root is its own process name", "[profile_mode]") {
+  // A -c child is sampled before its exec as "ukstap", then as the program: the two names
+  // share no location (a location per (module, address 0) gave every sample the first name).
+  profile::Profile p;
+  profile::Sample before, after;
+  profile::Frame f;
+  f.addr = 0x401000;
+  f.name = "main";
+  f.module = "/bin/x";
+  before.comm = "ukstap";
+  before.frames = {f};
+  before.count = 1;
+  after = before;
+  after.comm = "split";
+  after.count = 5;
+  profile::Sample other = after;
+  other.comm = "";
+  p.samples = {before, after, other};
+  std::string gz, why;
+  REQUIRE(profile::to_pprof(p, gz, why));
+  CHECK(pprof_roots(gz) == std::vector<std::string>{"ukstap", "split", "[unknown]"});
 }
