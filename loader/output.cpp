@@ -14,6 +14,7 @@
 #include <iostream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codegen/module_info.h"
@@ -189,17 +190,45 @@ std::string format_histogram(int kind, const int64_t* buckets, int nbuckets, int
 
 Output::Output(Session& s, const codegen::ModuleInfo& m) : s_(s), m_(m), fbuf_(kFmtCap) {}
 
-Output::~Output() { close(); }
+Output::~Output() {
+  close();
+  if (dirfd_ >= 0) ::close(dirfd_);
+}
+
+namespace {
+
+// The directory part of PATH ("." for a bare name, "/" for "/x") and its last component.
+std::pair<std::string, std::string> split_dir(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return {".", path};
+  return {slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
+}
+
+}  // namespace
+
+int open_output_dir(const std::string& path) {
+  return ::open(split_dir(path).first.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
 
 int open_output_file(const std::string& path, std::string& why) {
+  int dirfd = open_output_dir(path);
+  int fd = open_output_file_at(dirfd, path, why);
+  if (dirfd >= 0) ::close(dirfd);
+  return fd;
+}
+
+int open_output_file_at(int dirfd, const std::string& path, std::string& why) {
   auto refuse = [&](const std::string& what) {
     why = "refusing to write output file '" + path + "': " + what;
     return -1;
   };
-  std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
-  if (dir.empty()) dir = "/";
+  auto [dir, base] = split_dir(path);
+  if (dirfd < 0) {
+    why = "cannot open output file '" + path + "': " + std::strerror(errno);
+    return -1;
+  }
   struct stat ds {};
-  bool have_dir = ::stat(dir.c_str(), &ds) == 0;
+  bool have_dir = ::fstat(dirfd, &ds) == 0;
   bool shared = have_dir && (ds.st_mode & S_ISVTX) && (ds.st_mode & S_IWOTH);
   // A directory someone else controls (another user's, or writable by others without the sticky
   // bit, as under `sudo ukstap -o out` in a user's home): its owner can plant a link there, so
@@ -210,16 +239,16 @@ int open_output_file(const std::string& path, std::string& why) {
                              : " in the directory '" + dir + "', which uid " + std::to_string(ds.st_uid) +
                                    " or others can write";
   if (!shared && !foreign) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int fd = ::openat(dirfd, base.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) why = "cannot open output file '" + path + "': " + std::strerror(errno);
     return fd;
   }
   // A new file is ours. An existing name was perhaps planted: never follow a link; open without
   // blocking (a planted FIFO) and without truncating until fstat says what it is.
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  int fd = ::openat(dirfd, base.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd >= 0) return fd;
   if (errno == EEXIST) {
-    fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    fd = ::openat(dirfd, base.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0 && errno == ELOOP)
       return refuse("it is a symbolic link" + where);
   }
@@ -266,6 +295,13 @@ bool Output::open(const std::string& file, std::string& why) {
   pattern_ = file;
   size_max_ = (uint64_t)s_.opts.output_size_mb << 20;  // staprun: -S counts megabytes
   files_max_ = s_.opts.output_files_max;
+  if (split_dir(pattern_).first.find('%') == std::string::npos) {
+    dirfd_ = open_output_dir(pattern_);
+    if (dirfd_ < 0) {
+      why = "cannot open output file '" + pattern_ + "': " + std::strerror(errno);
+      return false;
+    }
+  }
   return open_named(size_max_ ? 0 : -1, why);
 }
 
@@ -281,7 +317,8 @@ bool Output::open_named(long fnum, std::string& why) {
   }
   if (fnum >= 0) name += "." + std::to_string(fnum);
   name_ = "'" + name + "'";  // also what a failed switch's message names
-  int fd = open_output_file(name, why);  // close-on-exec: not the -c target's
+  // close-on-exec: not the -c target's
+  int fd = dirfd_ >= 0 ? open_output_file_at(dirfd_, name, why) : open_output_file(name, why);
   if (fd < 0) return false;
   out_ = ::fdopen(fd, "w");
   if (!out_) {
@@ -305,8 +342,11 @@ void Output::switch_file() {
   close();
   long next = fnum_ < 0 ? 1 : fnum_ + 1;
   // Only the last N files stay: the one N back goes before the new one is made.
-  if (files_max_ > 0 && next >= files_max_ && (size_t)(next - files_max_) < opened_.size())
-    ::unlink(opened_[next - files_max_].c_str());
+  if (files_max_ > 0 && next >= files_max_ && (size_t)(next - files_max_) < opened_.size()) {
+    const std::string& old = opened_[next - files_max_];
+    if (dirfd_ >= 0) ::unlinkat(dirfd_, split_dir(old).second.c_str(), 0);
+    else ::unlink(old.c_str());
+  }
   std::string why;
   if (!open_named(next, why)) {  // the run stops: "cannot write output to 'FILE.N': ..."
     int err = errno ? errno : EIO;

@@ -93,6 +93,10 @@ class Output {
   long fnum_ = -1;                  // the current file's number (-1: FILE itself)
   uint64_t written_ = 0;            // bytes written to the current file
   std::vector<std::string> opened_; // names of the files opened, by number (for -S's N)
+  // -o's directory, opened once when its name has no strftime pattern: every later file of a
+  // rotation is made (and the oldest removed) in that very directory, even if its path now
+  // leads elsewhere (a renamed parent, a planted link). -1: each name resolved when it opens.
+  int dirfd_ = -1;
   int write_errno_ = 0;
   std::set<std::string> warned_;
   std::vector<char> fbuf_;  // formatting scratch (power-of-two capacity)
@@ -108,6 +112,11 @@ class Output {
 // another file, or anything not a regular file: the kernel's fs.protected_symlinks and
 // fs.protected_regular rules, applied whatever those sysctls say. -1 with `why` (one line).
 int open_output_file(const std::string& path, std::string& why);
+// The same, `path`'s last component created in the directory `dirfd` (open_output_dir(path));
+// `path` names the file in messages.
+int open_output_file_at(int dirfd, const std::string& path, std::string& why);
+// An O_PATH descriptor of `path`'s directory ("." for a bare name), close-on-exec; -1 on error.
+int open_output_dir(const std::string& path);
 
 // Prints a histogram per docs/STAP-FORMATS.md §1. kind: 1 log, 2 linear. buckets[] as the runtime
 // stores them (log: STP_HIST_LOG_BUCKETS; linear: (stop-start)/interval + 3).

@@ -37,6 +37,26 @@ usr2() {
 t "kill -USR2: run" 0 '' '' -- bash -c "U='$U' UKSTAP='$UKSTAP'; $(declare -f usr2); usr2"
 t "kill -USR2: FILE before the signal, FILE.1 after" 0 $'first\n--\nlast\n' '' -- bash -c "cat '$U'; echo --; cat '$U.1'"
 
+# The rotation's later files are made in the directory -o named when the run began, even when
+# that path leads elsewhere by then (a renamed directory, a link planted in its place): the
+# directory is held open, not looked up again by name at each switch.
+M="$T_TMP/movedir"
+moved() {
+  mkdir -p "$M/d" "$M/elsewhere"
+  "$UKSTAP" -o "$M/d/out" -e 'probe begin { println("first") } probe end { println("last") }' &
+  local pid=$! i
+  for i in $(seq 600); do grep -q first "$M/d/out" 2>/dev/null && break; sleep 0.05; done
+  mv "$M/d" "$M/d.moved" && ln -s elsewhere "$M/d"
+  kill -USR2 $pid
+  for i in $(seq 600); do [ -e "$M/d.moved/out.1" ] || [ -e "$M/elsewhere/out.1" ] && break; sleep 0.05; done
+  kill -INT $pid
+  wait $pid
+}
+t "kill -USR2 after -o's directory was moved and a link put in its place: run" 0 '' '' -- \
+  bash -c "M='$M' UKSTAP='$UKSTAP'; $(declare -f moved); moved"
+t "... FILE.1 is in the directory the run began with, nothing through the link" 0 $'first\n--\nlast\n--\n' '' -- \
+  bash -c "cat '$M/d.moved/out'; echo --; cat '$M/d.moved/out.1'; echo --; ls '$M/elsewhere'"
+
 # Without -o there is nothing to switch: everything on stdout.
 t "switch_file without -o: stdout, no file" 0 $'a\nb\n' '' -- \
   "$UKSTAP" -e 'probe begin { println("a"); switch_file(); println("b"); exit() }'
