@@ -168,11 +168,11 @@ t "timer.s(1) over -T 3.5: run" 0 '' '' -- "$UKSTAP" -o "$T_TMP/ts.uk" -T 3.5 -e
   'global n; probe timer.s(1) { n++ } probe end { printf("%d\n", n) }'
 t "timer.s(1) fires 3 +-1 times in 3.5 s" 0 '' '' -- in_range "timer.s(1) count" "$(cat "$T_TMP/ts.uk" 2>/dev/null)" 2 4
 HZ=$( { zcat /proc/config.gz 2>/dev/null || cat "/boot/config-$(uname -r)" 2>/dev/null; } | sed -n 's/^CONFIG_HZ=//p')
-t "timer.profile on a 1 s busy loop: run" 0 '' '' -- "$UKSTAP" -o "$T_TMP/tp.uk" -c "$KT busy 1000" -e \
+t "timer.profile on a busy loop of 1 s of CPU time: run" 0 '' '' -- "$UKSTAP" -o "$T_TMP/tp.uk" -c "$KT busy 1000" -e \
   'global n, u; probe timer.profile { if (pid() == target()) { n++; u += user_mode() } } probe end { printf("%d %d\n", n, u) }'
 read -r TP_N TP_U < "$T_TMP/tp.uk" 2>/dev/null
 if [ -n "$HZ" ]; then
-  # one busy thread for 1 s is sampled about CONFIG_HZ times
+  # one busy thread for 1 s of its CPU time is sampled about CONFIG_HZ times
   t "timer.profile samples ~CONFIG_HZ=$HZ per busy second" 0 '' '' -- in_range "timer.profile samples" "${TP_N:-}" $((HZ / 2)) $((HZ * 3 / 2))
 else
   t "timer.profile samples > 0 (CONFIG_HZ unknown)" 0 '' '' -- in_range "timer.profile samples" "${TP_N:-}" 1 100000
