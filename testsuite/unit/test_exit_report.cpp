@@ -85,3 +85,48 @@ TEST_CASE("losses: nothing lost, nothing said", "[exit_report]") {
   report.kernel_stacks();  // nor kernel stacks
   CHECK(err.str().empty());
 }
+
+#include "loader/deferred_unwind.h"
+#include "loader/unwind_tables.h"
+#include "loader/ustack_output.h"
+#include "vma-tracker/symbolizer.h"
+#include "vma-tracker/tracker.h"
+
+TEST_CASE("user stacks without -v: cut short by a limit, or waiting for a table with no copy",
+          "[exit_report]") {
+  // Counters set here: 10 walks; 2 hit MAXBACKTRACE, 3 waited for a table not loaded yet, of
+  // which user space finished 2 over their stack copies and 1 had none (printed as far as the
+  // kernel went). Ends of stacks and of frame-pointer chains are not cuts.
+  std::ostringstream err;
+  ukstap::Session s(err);
+  ukstap::codegen::ModuleInfo m;
+  ukstap::loader::Output out(s, m);
+  ukstap::vma::Tracker tracker;
+  ukstap::sym::Symbolizer sym;
+  ukstap::loader::UnwindTables tables(tracker, sym, 0);
+  ukstap::loader::UserStacks ustacks(tracker, sym);
+  ukstap::loader::DeferredUnwind deferred(tracker, sym, tables);
+  struct stp_session session {};
+  session.ustack_stops[STP_STOP_END] = 4;
+  session.ustack_stops[STP_STOP_FP_END] = 1;
+  session.ustack_stops[STP_STOP_DEPTH] = 2;
+  session.ustack_stops[STP_STOP_NO_TABLE_YET] = 3;
+  deferred.finished = 2;
+  deferred.without_copy = 1;
+  ukstap::loader::RunTotals totals{&session, &out};
+  totals.ustacks = &ustacks;
+  totals.deferred = &deferred;
+  ukstap::loader::ExitReport(s.diag, 0, totals).user_stacks();
+  CHECK(err.str() ==
+        "WARNING: 3 of 10 user stacks were cut short: depth limit (MAXBACKTRACE) 2, "
+        "unwind table not loaded yet 1 (rerun with -v)\n");
+
+  // Every walk that waited was finished: nothing about them.
+  std::ostringstream err2;
+  ukstap::Session s2(err2);
+  deferred.finished = 3;
+  deferred.without_copy = 0;
+  session.ustack_stops[STP_STOP_DEPTH] = 0;
+  ukstap::loader::ExitReport(s2.diag, 0, totals).user_stacks();
+  CHECK(err2.str().empty());
+}
