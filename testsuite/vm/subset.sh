@@ -37,7 +37,6 @@ vt() {  # vt NAME ...: e2e-lib's t, or t_xfail when NAME is listed above; prints
 }
 
 S=${T_VM_SPLIT:?T_VM_SPLIT: the built split_prog (testsuite/run-vm.sh builds it)}
-SPLIT_STACK='~^ 0x[0-9a-f]+ : burn\+.*\n.*: spin_[ab]\+.*\n.*: work\+.*\n.*: main\+'
 
 # ------------------------------------------------------------------------------- the cases
 # Truth: the sum 0+1+...+9.
