@@ -35,15 +35,18 @@ t "bed: qemu missing" 125 '' $'vm: /nonexistent/qemu-system-x86_64 not found (sc
 t "bed: kernel package missing" 125 '' '~^vm: no Debian 6.1 kernel in /nonexistent/k \(boot/vmlinuz-6.1.0-\*-amd64\): run scripts/install-deps' -- \
   "$VM" -k /nonexistent/k true
 
-# --- one guest: status, stdout/stderr, uname, the read-only root, /tmp, the writable share.
-# Truths: the kernel package's file name (the version booted), seq on the host (the complete
-# output), the host's view of ro/ and rw/ after the guest is gone.
+# --- one guest: status, stdout/stderr, uname, cwd, variables, the read-only root, /tmp, the
+# writable share.
+# Truths: the kernel package's file name (the version booted), the host's $PWD and variables,
+# seq on the host (the complete output), the host's view of ro/ and rw/ after the guest is gone.
 kver=$(ls "${UKSTAP_VM_KERNEL:-/var/lib/ukstap/vm-kernel}"/boot/vmlinuz-6.1.0-*-amd64 | sort -V | tail -n 1)
 kver=${kver##*/vmlinuz-}
 t0=$SECONDS
 rc=0
+export T_VM_PASSED='a b$c' VM_NOT_PASSED=x
 "$VM" -v -w "$W/rw" -t 300 -- bash -c '
-  echo out-first; echo err-first >&2; uname -r
+  echo out-first; echo err-first >&2; uname -r; pwd; echo "${T_VM_PASSED-unset}|${VM_NOT_PASSED-unset}"
+  cat <(echo process-substitution)
   echo x > "$1/ro/written" && cat "$1/ro/written"
   echo y > /tmp/f && cat /tmp/f
   echo z > "$1/rw/out"
@@ -54,7 +57,7 @@ grep '^vm: ' "$T_TMP/b.err" | sed 's/^/  /'
 grep -v '^vm: ' "$T_TMP/b.err" > "$T_TMP/b.cmderr"
 seq 1 20000 > "$T_TMP/seq"
 t "bed: exit 7 comes back as 7" 0 $'7\n' '' -- echo "$rc"
-t "bed: stdout, in order and complete" 0 "out-first${NL}$kver${NL}x${NL}y${NL}$(cat "$T_TMP/seq")${NL}" '' -- cat "$T_TMP/b.out"
+t "bed: stdout, in order and complete; cwd; T_* passed, others not; /dev/fd" 0 "out-first${NL}$kver${NL}$PWD${NL}a b\$c|unset${NL}process-substitution${NL}x${NL}y${NL}$(cat "$T_TMP/seq")${NL}" '' -- cat "$T_TMP/b.out"
 t "bed: stderr, apart from stdout" 0 $'err-first\nerr-last\n' '' -- cat "$T_TMP/b.cmderr"
 t "bed: the guest's write under / never reaches the host" 1 '' '' -- test -e "$W/ro/written"
 t "bed: the writable share's file reaches the host" 0 $'z\n' '' -- cat "$W/rw/out"
