@@ -1,0 +1,83 @@
+#!/bin/bash
+# make check's runs in the test bed (testsuite/vm/run: Debian 12's own 6.1 kernel under qemu):
+# the bed's own checks, then testsuite/vm/subset.sh's cases in one guest. Two guest boots and a
+# few runs that boot nothing. `make check-vm` runs the whole e2e suite in the guest instead.
+# Without the bed (no qemu, no extracted kernel: scripts/install-deps) this is a visible skip;
+# under CI=true a failure, never a skip.
+. "$(dirname "$0")/e2e-lib.sh"
+VM=$UKSTAP_TOP_SRCDIR/testsuite/vm/run
+NL=$'\n'
+
+if ! "$VM" --check 2> "$T_TMP/check.err"; then
+  if [ "${CI:-}" = true ]; then
+    echo "FAIL: the test bed cannot run: $(cat "$T_TMP/check.err")"; T_FAILED=1; t_done; exit
+  fi
+  echo "SKIP: the test bed cannot run: $(cat "$T_TMP/check.err")"
+  exit 77
+fi
+t_require_root || { t_done; exit; }
+
+# A host directory outside /tmp (the guest mounts its own tmpfs on /tmp): ro/ is seen by the
+# guest through the read-only root, rw/ is shared writable (-w). A fixed path: the subset's
+# scripts name split_prog by its path, and the same script text is what lets the guest's ukstap
+# cache serve the next make check (a mktemp name compiled every case again: 75 s for one).
+W=$UKSTAP_TOP_BUILDDIR/testsuite/vm-work
+rm -rf "$W"
+mkdir -p "$W/ro" "$W/rw" || { echo "FAIL: cannot create $W"; exit 1; }
+trap 'rm -rf "$W" "$T_TMP"' EXIT
+if ! gcc -O2 -fomit-frame-pointer -o "$W/split_prog" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/split_prog.c" 2> "$T_TMP/gcc.err"; then
+  echo "FAIL: cannot build split_prog"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
+fi
+
+# --- the bed itself, without a guest: bad input is one line and status 125
+t "bed: qemu missing" 125 '' $'vm: /nonexistent/qemu-system-x86_64 not found (scripts/install-deps installs qemu-system-x86)\n' -- \
+  env UKSTAP_VM_QEMU=/nonexistent/qemu-system-x86_64 "$VM" true
+t "bed: kernel package missing" 125 '' '~^vm: no Debian 6.1 kernel in /nonexistent/k \(boot/vmlinuz-6.1.0-\*-amd64\): run scripts/install-deps' -- \
+  "$VM" -k /nonexistent/k true
+
+# --- one guest: status, stdout/stderr, uname, cwd, variables, the read-only root, /tmp, the
+# writable share.
+# Truths: the kernel package's file name (the version booted), the host's $PWD and variables,
+# seq on the host (the complete output), the host's view of ro/ and rw/ after the guest is gone.
+kver=$(ls "${UKSTAP_VM_KERNEL:-/var/lib/ukstap/vm-kernel}"/boot/vmlinuz-6.1.0-*-amd64 | sort -V | tail -n 1)
+kver=${kver##*/vmlinuz-}
+t0=$SECONDS
+rc=0
+export T_VM_PASSED='a b$c' VM_NOT_PASSED=x
+"$VM" -v -w "$W/rw" -t 300 -- bash -c '
+  echo out-first; echo err-first >&2; uname -r; pwd; echo "${T_VM_PASSED-unset}|${VM_NOT_PASSED-unset}"
+  cat <(echo process-substitution)
+  echo x > "$1/ro/written" && cat "$1/ro/written"
+  echo y > /tmp/f && cat /tmp/f
+  echo z > "$1/rw/out"
+  seq 1 20000; echo err-last >&2
+  exit 7' _ "$W" > "$T_TMP/b.out" 2> "$T_TMP/b.err" || rc=$?
+echo "--- bed: one guest: $((SECONDS - t0)) s"
+grep '^vm: ' "$T_TMP/b.err" | sed 's/^/  /'
+grep -v '^vm: ' "$T_TMP/b.err" > "$T_TMP/b.cmderr"
+seq 1 20000 > "$T_TMP/seq"
+t "bed: exit 7 comes back as 7" 0 $'7\n' '' -- echo "$rc"
+t "bed: stdout, in order and complete; cwd; T_* passed, others not; /dev/fd" 0 "out-first${NL}$kver${NL}$PWD${NL}a b\$c|unset${NL}process-substitution${NL}x${NL}y${NL}$(cat "$T_TMP/seq")${NL}" '' -- cat "$T_TMP/b.out"
+t "bed: stderr, apart from stdout" 0 $'err-first\nerr-last\n' '' -- cat "$T_TMP/b.cmderr"
+t "bed: the guest's write under / never reaches the host" 1 '' '' -- test -e "$W/ro/written"
+t "bed: the writable share's file reaches the host" 0 $'z\n' '' -- cat "$W/rw/out"
+
+# --- the timeout: the guest is killed (here while it boots), one line, status 124
+t "bed: a timeout kills the guest, one line" 124 '' $'vm: timed out after 2 s: the guest was killed (command: sleep 1000)\n' -- \
+  "$VM" -t 2 -- sleep 1000
+
+# --- the subset, in one guest (testsuite/vm/subset.sh)
+t0=$SECONDS
+rc=0
+T_VM_SPLIT=$W/split_prog "$VM" -v -t 900 -- bash "$UKSTAP_TOP_SRCDIR/testsuite/vm/subset.sh" > "$T_TMP/s.out" 2> "$T_TMP/s.err" || rc=$?
+cat "$T_TMP/s.out" "$T_TMP/s.err"
+echo "--- subset in the guest: $((SECONDS - t0)) s"
+last=$(tail -n 1 "$T_TMP/s.out")
+if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+  T_PASSED=$((T_PASSED + BASH_REMATCH[1]))
+  T_FAILED=$((T_FAILED + BASH_REMATCH[2]))
+  if [ "${BASH_REMATCH[2]}" = 0 ] && [ $rc != 0 ]; then echo "FAIL: the subset's guest exited $rc"; T_FAILED=$((T_FAILED + 1)); fi
+else
+  echo "FAIL: the subset ended without a summary (exit status $rc)"; T_FAILED=$((T_FAILED + 1))
+fi
+t_done
