@@ -233,6 +233,8 @@ struct stp_uwalk {
   uint64_t leaf_pc;
   uint32_t leaf_tgid, leaf_gen;  /* gen + 1 of that mirror; 0: nothing kept */
   uint32_t leaf_keep, leaf_pad;  /* this walk may use and keep it (task context only) */
+  uint64_t stored_id[2];       /* the id this context last found or stored in stp_ustacks [0]
+                                  and stp_ubtstacks [1] (bpf/stp_bpf_stackid.h); 0: none */
   uint64_t snap_ns;            /* the time of this walk's stack copy (bpf/stp_bpf_usnap.h), which
                                   its USTACK record carries too: user space pairs the two by it */
 #endif
