@@ -223,7 +223,10 @@ struct stp_uwalk {
   uint64_t win_ok;
   uint64_t win_len;            /* STP_UWIN, or less where the stack's mapping ends */
   uint64_t win_end;            /* where the stack's mapping ends, once a refill met it; 0: not yet */
-  char win[STP_UWIN + 16];
+  union {
+    char win[STP_UWIN + 16];
+    uint64_t winq[(STP_UWIN + 16) / 8];  /* the same bytes as words (aligned reads) */
+  };
   uint64_t vma_hint;           /* index of the mapping the last frame was in */
   uint32_t mirror_miss;        /* a pc was not in the VMA mirror: ask user space to catch up */
   uint32_t own_gen;            /* the process's own mirror version (gen + 1; 0: none) */
