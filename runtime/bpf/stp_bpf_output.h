@@ -73,6 +73,25 @@ static __always_inline void stp__rec_mem(struct stp_common *k, int64_t addr, int
   k->rec_pos = pos + STP_REC_STR_SIZE(n);
 }
 
+/* The wake-up flag for a record of `size` bytes about to be written. Waking the reader costs
+ * microseconds per record when it keeps up; it polls every 20 ms anyway, so wake it only when
+ * this record makes a quarter, a half or three quarters of the ring wait. Only then: a woken
+ * reader drains the ring until it is empty, and a wake-up for every record past the quarter
+ * (an irq_work each, while the reader was busy) cost ~300 ns of each record once it fell
+ * behind (bench/walk_cost.sh). Each quarter, not the first only: a record that crossed one
+ * without waking (a stack copy, bpf/stp_bpf_usnap.h, or two CPUs at once) is made up for by
+ * the next crossing, not left to the 20 ms poll. */
+static __always_inline uint64_t stp__rec_wake(uint32_t size)
+{
+#ifdef STP_PROF_NO_QUERY  /* profiling (docs/DESIGN.md "What a walk costs"): never wake */
+  return BPF_RB_NO_WAKEUP;
+#else
+  uint64_t avail = bpf_ringbuf_query(&stp_events, BPF_RB_AVAIL_DATA);
+  return (avail + size) / (STP_RINGBUF_SIZE / 4) != avail / (STP_RINGBUF_SIZE / 4)
+             ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+#endif
+}
+
 STP_SUBPROG void stp__rec_end(struct stp_common *k)
 {
   struct stp_rec_hdr *h = (struct stp_rec_hdr *)k->rec;
@@ -83,11 +102,7 @@ STP_SUBPROG void stp__rec_end(struct stp_common *k)
   if (size < sizeof(struct stp_rec_hdr))
     size = sizeof(struct stp_rec_hdr);
   h->len = size - sizeof(struct stp_rec_hdr);
-  /* Waking the reader costs microseconds per record when it keeps up; it polls every 20 ms
-   * anyway, so wake it only once a quarter of the ring is waiting. */
-  uint64_t wake = bpf_ringbuf_query(&stp_events, BPF_RB_AVAIL_DATA) > STP_RINGBUF_SIZE / 4
-                      ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-  if (bpf_ringbuf_output(&stp_events, k->rec, size & (2 * STP_REC_CAP - 1), wake) < 0) {
+  if (bpf_ringbuf_output(&stp_events, k->rec, size & (2 * STP_REC_CAP - 1), stp__rec_wake(size)) < 0) {
     struct stp_session *s = stp__session();
     if (s)
       stp__count(&s->drops);

@@ -62,16 +62,24 @@ STP__STACK_MAP(stp_ubtstacks);
   ((which) == STP__STACKS_KERNEL ? (void *)&stp_kstacks \
                                  : (which) == STP__STACKS_UBT ? (void *)&stp_ubtstacks : (void *)&stp_ustacks)
 
-/* Store the stack under id unless it is there already (one lookup in the common case). The
- * value is built in the record scratch (too big for the BPF stack). */
+/* Store the stack under id unless it is there already (one lookup in the common case; none
+ * when this context's last user stack had the same id: entries are never deleted while the
+ * programs run, and an event's stack is mostly the one before). The value is built in the
+ * record scratch (too big for the BPF stack). */
 static __always_inline int64_t stp__stack_store(struct stp_common *k, int kernel, uint64_t id,
                                                 uint32_t pid, const uint64_t *pcs, uint32_t n,
                                                 uint32_t exact, uint32_t stop)
 {
   struct stp_stack_val *v = (struct stp_stack_val *)k->rec;
+  uint64_t *last = kernel == STP__STACKS_KERNEL ? 0 : &k->uw.stored_id[kernel == STP__STACKS_UBT];
   long rc;
-  if (bpf_map_lookup_elem(STP__STACKS_MAP(kernel), &id))
+  if (last && *last == id)
     return (int64_t)id;
+  if (bpf_map_lookup_elem(STP__STACKS_MAP(kernel), &id)) {
+    if (last)
+      *last = id;
+    return (int64_t)id;
+  }
   if (n > MAXBACKTRACE)
     n = MAXBACKTRACE;
   v->h.pid = pid;
@@ -86,6 +94,8 @@ static __always_inline int64_t stp__stack_store(struct stp_common *k, int kernel
   if (n)
     bpf_probe_read_kernel(v->pcs, (n * 8) & (8 * STP_UW_MASK_BITS + 8 - 1), pcs);
   rc = bpf_map_update_elem(STP__STACKS_MAP(kernel), &id, v, BPF_NOEXIST);
+  if (last && (rc == 0 || rc == -EEXIST))
+    *last = id;
   if (rc != 0 && rc != -EEXIST) {
     struct stp_session *s = stp__session();
     if (s)

@@ -31,40 +31,45 @@ static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t 
   if (size > 16)
     return -1;
   if (!uw->win_ok || addr < uw->win_lo || off + size > uw->win_len) {
+    /* The window starts at the word holding addr (the bytes before it are in addr's page), so
+     * an 8-byte read of an aligned stack slot is one aligned load from winq[] below. */
+    uint64_t lo = addr & ~7ull;
 #ifdef STP_PROF_REPEAT_UREAD  /* profiling (docs/DESIGN.md "What a walk costs"): refill twice */
-    bpf_probe_read_user(uw->win, STP_UWIN, (const void *)addr);
+    bpf_probe_read_user(uw->win, STP_UWIN, (const void *)lo);
 #endif
     if (uw->win_end && addr >= uw->win_end)
       uw->win_end = 0;  /* past a page that was not there: try whole windows again */
     if (uw->win_end) {
       if (uw->win_end - addr < size)
         return bpf_probe_read_user(dst, size, (const void *)addr);
-      if (uw->win_end - addr < len)
-        len = uw->win_end - addr;
+      if (uw->win_end - lo < len)
+        len = uw->win_end - lo;
     }
     if (len > STP_UWIN || len < 1)
       len = STP_UWIN;
-    if (bpf_probe_read_user(uw->win, len, (const void *)addr) != 0) {
+    if (bpf_probe_read_user(uw->win, len, (const void *)lo) != 0) {
       uint64_t page_end = (addr | 4095) + 1;
       uw->win_ok = 0;
-      if (uw->win_end || len != STP_UWIN || page_end - addr >= STP_UWIN)
+      if (uw->win_end || len != STP_UWIN || page_end - lo >= STP_UWIN)
         return bpf_probe_read_user(dst, size, (const void *)addr);
-      len = page_end - addr;
+      len = page_end - lo;
       if (len > STP_UWIN || len < 1)
         return -1;
-      if (bpf_probe_read_user(uw->win, len, (const void *)addr) != 0)
+      if (bpf_probe_read_user(uw->win, len, (const void *)lo) != 0)
         return bpf_probe_read_user(dst, size, (const void *)addr);
       uw->win_end = page_end;
-      if (len < size)
+      if (len < (addr - lo) + size)
         return bpf_probe_read_user(dst, size, (const void *)addr);
     }
-    uw->win_lo = addr;
+    uw->win_lo = lo;
     uw->win_len = len;
     uw->win_ok = 1;
-    off = 0;
+    off = addr - lo;
   }
-  if (size == 8) {  /* every DWARF step reads 8 bytes: a plain load, no helper call */
-    *(uint64_t *)dst = *(uint64_t *)&uw->win[off & (STP_UWIN - 1)];
+  /* Every DWARF step reads 8 bytes, mostly of an aligned slot: one load, no helper call (a
+   * load through a char pointer was eight byte loads, a fifth of a cached frame). */
+  if (size == 8 && !(off & 7)) {
+    *(uint64_t *)dst = uw->winq[(off >> 3) & (STP_UWIN / 8 - 1)];
     return 0;
   }
   return bpf_probe_read_kernel(dst, size & 31, &uw->win[off & (STP_UWIN - 1)]);

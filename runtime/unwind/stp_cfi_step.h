@@ -223,7 +223,10 @@ struct stp_uwalk {
   uint64_t win_ok;
   uint64_t win_len;            /* STP_UWIN, or less where the stack's mapping ends */
   uint64_t win_end;            /* where the stack's mapping ends, once a refill met it; 0: not yet */
-  char win[STP_UWIN + 16];
+  union {
+    char win[STP_UWIN + 16];
+    uint64_t winq[(STP_UWIN + 16) / 8];  /* the same bytes as words (aligned reads) */
+  };
   uint64_t vma_hint;           /* index of the mapping the last frame was in */
   uint32_t mirror_miss;        /* a pc was not in the VMA mirror: ask user space to catch up */
   uint32_t own_gen;            /* the process's own mirror version (gen + 1; 0: none) */
@@ -233,6 +236,8 @@ struct stp_uwalk {
   uint64_t leaf_pc;
   uint32_t leaf_tgid, leaf_gen;  /* gen + 1 of that mirror; 0: nothing kept */
   uint32_t leaf_keep, leaf_pad;  /* this walk may use and keep it (task context only) */
+  uint64_t stored_id[2];       /* the id this context last found or stored in stp_ustacks [0]
+                                  and stp_ubtstacks [1] (bpf/stp_bpf_stackid.h); 0: none */
   uint64_t snap_ns;            /* the time of this walk's stack copy (bpf/stp_bpf_usnap.h), which
                                   its USTACK record carries too: user space pairs the two by it */
 #endif
