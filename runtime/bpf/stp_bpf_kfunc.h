@@ -22,8 +22,17 @@
   STP__PROBE_INFO(id, STP_SLOT_NORMAL, 1, 0)                                             \
   SEC("kretprobe/" fn) int stp_probe_##id(struct pt_regs *ctx)
 
-/* The n-th (from 0) argument of an fentry/fexit program; at fexit, n = nargs is the return. */
-#define STP_KF_ARG(c, n) ((int64_t)(((unsigned long long *)ctx)[(n)]))
+/* The n-th (from 0) argument of an fentry/fexit program; at fexit, n = nargs is the return.
+ * Copied out of the context rather than loaded: the verifier types a loaded pointer argument
+ * by BTF (ptr_file), and such a register cannot be passed where the runtime's functions take
+ * a number; the copy is a plain scalar. */
+static __always_inline int64_t stp__kf_arg(unsigned long long *ctx, int n)
+{
+  uint64_t v = 0;
+  bpf_probe_read_kernel(&v, sizeof v, &ctx[n]);
+  return (int64_t)v;
+}
+#define STP_KF_ARG(c, n) stp__kf_arg((unsigned long long *)ctx, (n))
 /* The n-th (from 1) argument register of a kprobe (stp__uarg: rdi rsi rdx rcx r8 r9), rax. */
 #define STP_KP_ARG(c, n) stp__uarg((struct pt_regs *)ctx, (n))
 #define STP_KP_RET(c) ((int64_t)PT_REGS_RC((struct pt_regs *)ctx))
