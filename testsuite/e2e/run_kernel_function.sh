@@ -7,7 +7,7 @@
 # Truths from outside the code under test:
 #  - names and parameters: bpftool's dump of the kernel's BTF (FUNC and FUNC_PROTO records),
 #    /proc/kallsyms (a listed function is a text symbol);
-#  - values: strace of the traced program (a copy of cat named kfcat, so its comm is its own):
+#  - values: strace of the traced program (a copy of cat named kfdd, so its comm is its own):
 #    each read(2)/pread64(2) of it is one vfs_read call with $count = the size asked and
 #    $return = the result strace shows; each openat(2) is one do_sys_openat2 with $filename =
 #    the path strace shows; bpftrace's kprobe on vfs_read (its own count and sum of arg2);
@@ -64,32 +64,43 @@ t "a parameter in a kretprobe: write @entry" 1 '' '~write @entry\(\$count\)' -- 
   "$UKSTAP" -p2 -D KERNEL_FUNCTION_MECHANISM=kprobe -e 'probe kernel.function("vfs_read").return { println($count) }'
 
 # The traced program and its truth.
-cp /bin/cat "$T_TMP/kfcat"
+cp /bin/dd "$T_TMP/kfdd"
 printf 'hello kernel function\n' > "$T_TMP/in1"
 head -c 70000 /dev/zero > "$T_TMP/in2"
+# dd reads in2 by 1000 bytes (70 reads and the one that finds its end), in1 whole, and fails to
+# open /nonexistent; its output and messages go to /dev/null (not into ukstap's output).
+cat > "$T_TMP/kfdd.sh" <<EOF
+$T_TMP/kfdd if=$T_TMP/in2 of=/dev/null bs=1000 2>/dev/null
+$T_TMP/kfdd if=$T_TMP/in1 of=/dev/null 2>/dev/null
+$T_TMP/kfdd if=/nonexistent 2>/dev/null
+true
+EOF
 # One script for every value check; its output is compared line by line with strace's.
 SCRIPT=$T_TMP/kf.stp
 cat > "$SCRIPT" <<'EOF'
 probe kernel.function("vfs_read") {
-  if (execname() == "kfcat")
+  if (execname() == "kfdd")
     printf("R %d %s %s %d\n", $count, probefunc(), kernel_string($file->f_path->dentry->d_name->name),
            $file->f_inode->i_ino == @cast($file, "file")->f_inode->i_ino)
 }
 probe kernel.function("vfs_read").return {
-  if (execname() == "kfcat") printf("RET %d %d\n", @entry($count), $return)
+  if (execname() == "kfdd") printf("RET %d %d\n", @entry($count), $return)
 }
 probe kernel.function("do_sys_openat2") {
-  if (execname() == "kfcat") printf("O %s\n", user_string($filename))
+  if (execname() == "kfdd") printf("O %s\n", user_string($filename))
 }
 probe kernel.function("vfs_read") {
-  if (execname() == "kfcat" && !done++) printf("P %s|%s|%s|%s\n", $$parms, $$locals, @cast(task_current(), "task_struct")->comm,
+  if (execname() == "kfdd" && !done++) printf("P %s|%s|%s|%s\n", $$parms, $$locals, @cast(task_current(), "task_struct")->comm,
                                           kernel_string(&@cast(task_current(), "task_struct")->comm[0]))
 }
 global done
 EOF
 # ukstap's lines from strace's log (-o): the same forms.
+# Only the lines of processes once they run kfdd (strace -f also follows the shell).
 strace_truth() {
   perl -ne '
+    $kf{$1} = 1 if /^(\d+) +execve\("[^"]*\/kfdd"/;
+    next unless /^(\d+) / && $kf{$1};
     if (/^\d+ +read\(\d+<([^>]*)>, .*, (\d+)\) += (-?\d+)/ || /^\d+ +pread64\(\d+<([^>]*)>, .*, (\d+), \d+\) += (-?\d+)/) {
       my ($path, $c, $r) = ($1, $2, $3); $path =~ s{.*/}{};
       print "R $c vfs_read $path 1\n"; push @r, "RET $c $r\n"; next }
@@ -97,7 +108,7 @@ strace_truth() {
     END { print @r }' "$1"
 }
 # Order: a read's return comes before the next read; compare the three kinds separately.
-split_lines() { grep "^$2 " "$1"; }
+split_lines() { grep -a "^$2 " "$1"; }
 
 if [ ! -e "$TRACEFS/kprobe_events" ] && ! bpftrace -e 'kfunc:vfs_read { exit() }' -c true > /dev/null 2>&1; then
   # --- a kernel that attaches neither: pass 5 fails with one line, the command never runs.
@@ -121,13 +132,37 @@ if [ ! -e "$TRACEFS/kprobe_events" ] && ! bpftrace -e 'kfunc:vfs_read { exit() }
 fi
 
 # --- a kernel with kprobes and trampolines (the 6.1 guest) -----------------------------------
+# A module's function: the test bed's root is an overlayfs (module overlay, with BTF), so every
+# read of a file there goes through ovl_read_iter, and reads of /tmp (tmpfs) do not. Its -L
+# against bpftool's dump of the module's split BTF.
+if [ -e /sys/kernel/btf/overlay ] && [ "$(stat -f -c %T /)" = overlayfs ]; then
+  bpftool -B /sys/kernel/btf/vmlinux btf dump file /sys/kernel/btf/overlay > "$BTFDUMP"
+  OVL_PARAMS=$(btf_params ovl_read_iter)
+  t "bpftool knows overlay's ovl_read_iter" 0 '~^ \$[a-z]' '' -- echo "$OVL_PARAMS"
+  t "-L module(\"overlay\").function(\"ovl_read_iter\") lists its BTF parameters" 0 \
+    "~^module\\(\"overlay\"\\)\\.function\\(\"ovl_read_iter\"\\)$(echo "$OVL_PARAMS" | sed 's/ \$\([a-z_0-9]*\)/ \\$\1:[^$]+/g')\$" '' -- \
+    "$UKSTAP" -L 'module("overlay").function("ovl_read_iter")'
+  cat >> "$SCRIPT" <<'EOF'
+probe module("overlay").function("ovl_read_iter") {
+  if (execname() == "kfdd") printf("M %s\n", kernel_string($iocb->ki_filp->f_path->dentry->d_name->name))
+}
+EOF
+  HAVE_OVL=1
+else
+  t_skip "module(\"overlay\").function: the root is not an overlayfs with module BTF"
+  HAVE_OVL=0
+fi
 run_values() {  # run_values LABEL [UKSTAP ARGS...]
   local label=$1; shift
   rm -f "$T_TMP/strace.log"
-  "$UKSTAP" -v "$@" "$SCRIPT" -c "strace -f -qq -y -e trace=read,pread64,openat -o $T_TMP/strace.log $T_TMP/kfcat $T_TMP/in1 $T_TMP/in2 /nonexistent" \
+  "$UKSTAP" -v "$@" "$SCRIPT" -c "strace -f -qq -y -e trace=execve,read,pread64,openat -o $T_TMP/strace.log sh $T_TMP/kfdd.sh" \
     > "$T_TMP/vals.$label" 2> "$T_TMP/vals.$label.err"
   strace_truth "$T_TMP/strace.log" > "$T_TMP/truth.$label"
-  for k in R RET O; do
+  # M: the reads of files not under /tmp (the overlay's; /tmp is a tmpfs), from strace
+  perl -ne '$kf{$1} = 1 if /^(\d+) +execve\("[^"]*\/kfdd"/; next unless /^(\d+) / && $kf{$1};
+    if (/^\d+ +p?read(?:64)?\(\d+<([^>]*)>/ && $1 !~ m{^/tmp/}) { my $p = $1; $p =~ s{.*/}{}; print "M $p\n" }' \
+    "$T_TMP/strace.log" >> "$T_TMP/truth.$label"
+  for k in R RET O $([ $HAVE_OVL = 1 ] && echo M); do
     split_lines "$T_TMP/vals.$label" "$k" > "$T_TMP/got.$label.$k"
     split_lines "$T_TMP/truth.$label" "$k" > "$T_TMP/want.$label.$k"
     t "$label: '$k' lines = strace's ($(wc -l < "$T_TMP/want.$label.$k") of them)" 0 '' '' -- \
@@ -136,24 +171,25 @@ run_values() {  # run_values LABEL [UKSTAP ARGS...]
   # $$parms: "name=0x..." per BTF parameter, in order; $$locals is "" (BTF has no locals);
   # a char array (task_struct's comm) as a string and through kernel_string(&...[0]).
   t "$label: \$\$parms has BTF's parameters as name=0x..." 0 \
-    "~^P $(echo "$VFS_READ_PARAMS" | sed 's/^ //; s/\$\([a-z_0-9]*\)/\1=0x[0-9a-f]+/g')\\|\\|kfcat\\|kfcat\$" '' -- \
-    grep '^P ' "$T_TMP/vals.$label"
+    "~^P $(echo "$VFS_READ_PARAMS" | sed 's/^ //; s/\$\([a-z_0-9]*\)/\1=0x[0-9a-f]+/g')\\|\\|kfdd\\|kfdd\$" '' -- \
+    grep -a '^P ' "$T_TMP/vals.$label"
 }
 run_values fentry
-t "fentry: -v says fentry/fexit" 0 '*' '~^kernel\.function probes: fentry/fexit \(BPF trampolines\)$' -- cat "$T_TMP/vals.fentry.err"
+t "fentry: -v says fentry/fexit" 0 '~^kernel\.function probes: fentry/fexit \(BPF trampolines\)$' '' -- cat "$T_TMP/vals.fentry.err"
 run_values kprobe -D KERNEL_FUNCTION_MECHANISM=kprobe
-t "kprobe: -v says kprobe/kretprobe, forced" 0 '*' '~^kernel\.function probes: kprobe/kretprobe, forced by -D KERNEL_FUNCTION_MECHANISM=kprobe$' -- cat "$T_TMP/vals.kprobe.err"
+t "kprobe: -v says kprobe/kretprobe, forced" 0 '~^kernel\.function probes: kprobe/kretprobe, forced by -D KERNEL_FUNCTION_MECHANISM=kprobe$' '' -- cat "$T_TMP/vals.kprobe.err"
 # The openat of /nonexistent fails: strace shows it, and do_sys_openat2 ran for it.
 t "the failed open of /nonexistent was seen" 0 '*' '' -- grep -qx 'O /nonexistent' "$T_TMP/got.fentry.O"
 
 # bpftrace's own kprobe on vfs_read, for the same kind of run: its count and sum of arg2 equal
 # ukstap's (both filtered by the comm).
 BT=$T_TMP/bt.out
-bpftrace -e 'kprobe:vfs_read /comm == "kfcat"/ { @n = count(); @s = sum(arg2); }' -c "$T_TMP/kfcat $T_TMP/in1 $T_TMP/in2" > "$BT" 2>&1
+bpftrace -e 'kprobe:vfs_read /comm == "kfdd"/ { @n = count(); @s = sum(arg2); }' -c "/bin/sh $T_TMP/kfdd.sh" > "$BT" 2>&1
 bt_n=$(sed -n 's/^@n: //p' "$BT"); bt_s=$(sed -n 's/^@s: //p' "$BT")
 t "bpftrace saw reads" 0 '~^[1-9]' '' -- echo "$bt_n"
+[ -n "$bt_n" ] || sed 's/^/  bpftrace: /' "$BT"
 t "count and \$count sum = bpftrace's kprobe count and sum(arg2)" 0 "$bt_n $bt_s"$'\n' '' -- \
   "$UKSTAP" -e 'global n, s
-    probe kernel.function("vfs_read") { if (execname() == "kfcat") { n++; s += $count } }
-    probe end { printf("%d %d\n", n, s) }' -c "$T_TMP/kfcat $T_TMP/in1 $T_TMP/in2"
+    probe kernel.function("vfs_read") { if (execname() == "kfdd") { n++; s += $count } }
+    probe end { printf("%d %d\n", n, s) }' -c "sh $T_TMP/kfdd.sh"
 t_done
