@@ -44,6 +44,8 @@ constexpr Row kAttach[] = {
     {probes::ProbeKind::Procfs, nullptr},  // a FIFO the loader serves (procfs_files.h)
     {probes::ProbeKind::Input, nullptr},  // read from stdin by the loader (input_reader.h)
     {probes::ProbeKind::Netfilter, typed<probes::NetfilterPoint, attach_netfilter>},
+    {probes::ProbeKind::KernelFunction,
+     typed<probes::KernelFunctionPoint, attach_kernel_function>},
 };
 constexpr bool rows_in_order() {
   for (size_t i = 0; i < std::size(kAttach); ++i)

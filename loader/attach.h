@@ -50,6 +50,9 @@ bool attach_perf(AttachContext& cx, const probes::PerfPoint& e, const codegen::P
 
 bool attach_netfilter(AttachContext& cx, const probes::NetfilterPoint& nf,
                       const codegen::ProbeInfo& p, struct bpf_program* prog);
+bool attach_kernel_function(AttachContext& cx, const probes::KernelFunctionPoint& kf,
+                            const codegen::ProbeInfo& p, struct bpf_program* prog);
+
 // Before the object is loaded: the program type libbpf cannot guess from the section name
 // (netfilter_abi.h).
 void prepare_netfilter_program(struct bpf_program* prog);

@@ -182,8 +182,7 @@ const codegen::ProbeInfo* BpfModule::choose_programs(
       continue;
     }
     if (it->second->family.is(probes::ProbeKind::Netfilter)) loader::prepare_netfilter_program(prog);
-    auto* perf = it->second->family.get<probes::PerfPoint>();
-    if (perf && !perf->unavailable_reason.empty()) return it->second;
+    if (!it->second->family.unavailable_reason().empty()) return it->second;
   }
   return nullptr;
 }

@@ -170,7 +170,7 @@ bool Runner::load_bpf() {
   max_errors_ = std::atoi(s_.define("MAXERRORS", "0").c_str());
 
   if (const ProbeInfo* p = bpf_.choose_programs(by_id_, m_.uses_user_stacks)) {
-    fail(std::string("cannot run ") + probe_where(*p) + ": " + p->family.get<probes::PerfPoint>()->unavailable_reason);
+    fail(std::string("cannot run ") + probe_where(*p) + ": " + p->family.unavailable_reason());
     return false;
   }
 

@@ -18,6 +18,7 @@
 #include "bpf/stp_bpf_ktypes.h"
 #include "bpf/stp_bpf_process.h"  /* the process family: filters, task-finder events */
 #include "bpf/stp_bpf_netfilter.h"  /* the netfilter family: verdict, $skb/$in/$out */
+#include "bpf/stp_bpf_kfunc.h"  /* kernel.function: fentry/fexit or kprobe/kretprobe */
 /* The user-stack walk, by job: its data (mirror, kernel VMA, tables, row cache), a frame's row,
  * the walk, then the records and hooks. */
 #include "bpf/stp_bpf_vma_mirror.h"

@@ -92,7 +92,7 @@ TEST_CASE("probe kinds: one table row per kind, in order, with the side each run
   // The names messages have always used for the families.
   CHECK(names == std::set<std::string>{"begin", "end", "error", "never", "timer", "tracepoint",
                                        "process", "uprobe", "perf", "procfs", "input",
-                                       "netfilter"});
+                                       "netfilter", "kernel.function"});
   // A point's kind is the alternative it holds.
   CHECK(probes::FamilyPoint(probes::EndPoint{}).kind() == ProbeKind::End);
   CHECK(probes::FamilyPoint(probes::PerfPoint{}).kind() == ProbeKind::Perf);

@@ -1506,6 +1506,13 @@ std::string Emitter::probe_macro(const DerivedProbe& p, int id) {
     }
     case ProbeKind::Netfilter:  // runtime/bpf/stp_bpf_netfilter.h; the kind's one program type
       return "STP_PROBE_NETFILTER(" + ids + ")";
+    case ProbeKind::KernelFunction: {  // runtime/bpf/stp_bpf_kfunc.h
+      auto& kf = *p.family.get<probes::KernelFunctionPoint>();
+      bool fentry = kf.mechanism == probes::KernelFunctionPoint::Mechanism::Fentry;
+      const char* m = fentry ? (kf.is_return ? "STP_PROBE_FEXIT(" : "STP_PROBE_FENTRY(")
+                             : (kf.is_return ? "STP_PROBE_KRETPROBE(" : "STP_PROBE_KPROBE(");
+      return m + ids + ", " + c_quote(kf.function) + ")";
+    }
     case ProbeKind::Begin:  // native (above); never: not emitted. No default: -Wswitch
     case ProbeKind::End:    // names a new kind without its case here.
     case ProbeKind::Error:

@@ -1,12 +1,14 @@
 #include "codegen/kernel_values.h"
 
 #include "codegen/emitter.h"
+#include "codegen/kernel_function_values.h"
 #include "passes/kernel_types.h"
 
 namespace ukstap::codegen {
 
 std::optional<std::string> kernel_target_value(const DerivedProbe* p, const ast::TargetSymbol& e,
                                                btf::CodeSink& sink) {
+  if (auto v = kernel_function_value(p, e, sink)) return v;  // kernel.function's $vars
   if (auto st = passes::netfilter_target_start(p, e))  // $skb->len in a netfilter probe
     return btf::walk_access(passes::kernel_btf_or_throw(e.tok), *st, e.components, e.addressof,
                             e.tok, &sink, e.type == ast::Type::String).value;

@@ -7,7 +7,8 @@
 // and saves it in a synthetic global keyed by thread; the return probe starts with a prologue
 // that takes the saved values into locals (and forgets them), and each @entry(expr) then reads
 // its local. The entry points:
-//  - process(..).function(F).return (a uretprobe): the uprobe at F's entry. Calls nest
+//  - process(..).function(F).return (a uretprobe): the uprobe at F's entry; likewise
+//    kernel.function(F).return (fexit or kretprobe): fentry or kprobe on F. Calls nest
 //    (recursion, or F and G both probed), so a per-thread depth counter numbers the frames and
 //    the values are keyed by (thread, depth);
 //  - kernel.trace("syscalls:sys_exit_X") (syscall.X.return): syscalls:sys_enter_X. A thread is
@@ -43,7 +44,8 @@ std::string syscall_entry_event(const DerivedProbe& p) {
 
 bool is_function_return(const DerivedProbe& p) {
   auto* up = p.family.get<probes::UprobePoint>();
-  return up && up->is_return && !up->sdt;
+  auto* kf = p.family.get<probes::KernelFunctionPoint>();
+  return (up && up->is_return && !up->sdt) || (kf && kf->is_return);
 }
 
 // The entry probe of a uretprobe: the same function, its uprobe.
@@ -54,9 +56,15 @@ DerivedProbe* uprobe_entry(Session& s, const DerivedProbe& ret) {
     pp->components.pop_back();
   dp->point = pp;
   dp->chain = {pp};
-  probes::UprobePoint up = *ret.family.get<probes::UprobePoint>();
-  up.is_return = false;
-  dp->family = up;
+  if (auto* kf = ret.family.get<probes::KernelFunctionPoint>()) {  // kernel.function(F).return
+    probes::KernelFunctionPoint entry = *kf;
+    entry.is_return = false;
+    dp->family = entry;
+  } else {
+    probes::UprobePoint up = *ret.family.get<probes::UprobePoint>();
+    up.is_return = false;
+    dp->family = up;
+  }
   for (auto& v : ret.target_vars)
     if (v.first != "$return") dp->target_vars.push_back(v);
   return dp;

@@ -4,6 +4,7 @@
 
 #include "driver/diagnostics.h"
 #include "passes/cast_layout.h"
+#include "passes/kernel_function_vars.h"
 
 namespace ukstap::passes {
 
@@ -89,6 +90,8 @@ bool kernel_target_type(const DerivedProbe& p, const ast::TargetSymbol& e, bool 
   };
   if (p.family.is(probes::ProbeKind::Netfilter))
     return walk_from([&] { return netfilter_target_start(&p, e); });
+  if (p.family.is(probes::ProbeKind::KernelFunction))  // $count, $file->f_inode, $return
+    return walk_from([&] { return kernel_function_start(&p, e); });
   const auto* tp = p.family.get<probes::TracepointPoint>();
   if (!tp) return false;
   const probes::TraceField* f = tracepoint_field(*tp, e.name);

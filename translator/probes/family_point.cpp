@@ -32,6 +32,13 @@ const std::string& FamilyPoint::binary_path() const {
 
 const std::string& FamilyPoint::function() const {
   if (auto* u = get<UprobePoint>()) return u->symbol;
+  if (auto* k = get<KernelFunctionPoint>()) return k->function;
+  return kNoString;
+}
+
+const std::string& FamilyPoint::unavailable_reason() const {
+  if (auto* p = get<PerfPoint>()) return p->unavailable_reason;
+  if (auto* k = get<KernelFunctionPoint>()) return k->unavailable_reason;
   return kNoString;
 }
 

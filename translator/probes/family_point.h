@@ -164,12 +164,36 @@ struct NetfilterPoint {
   std::string unservable;
 };
 
+// A parameter of a kernel function, from BTF (its FUNC_PROTO): $name reads it.
+struct KernelFunctionParam {
+  std::string name;      // without '$'
+  uint32_t type_id = 0;  // in the kernel's (vmlinux) BTF
+};
+
+// kernel.function("F")[.call|.return], kprobe.function("F")[.return],
+// module("M").function("F")[.call|.return] (probes/kernel_function_family.cpp): a function the
+// kernel's BTF declares, typed by its prototype. The program is a BPF trampoline (fentry/fexit:
+// the arguments are the context) where the kernel has them, else a kprobe/kretprobe (pt_regs,
+// arguments in the x86-64 argument registers); `mechanism` says which.
+struct KernelFunctionPoint {
+  enum class Mechanism : uint8_t { Fentry, Kprobe };
+  std::string function;  // the kernel's name of it (probefunc())
+  std::string module;    // module("M"): M; "" for vmlinux
+  bool is_return = false;
+  Mechanism mechanism = Mechanism::Fentry;
+  std::vector<KernelFunctionParam> params;  // declaration order
+  uint32_t return_type = 0;                 // 0: void
+  // Non-empty: this kernel can attach neither a trampoline nor a kprobe; pass 5 says this.
+  std::string unavailable_reason;
+};
+
 // One of the structs above; the alternative's index is its ProbeKind.
 class FamilyPoint {
  public:
   using Variant = std::variant<BeginPoint, EndPoint, ErrorPoint, NeverPoint, TimerPoint,
                                TracepointPoint, ProcessPoint, UprobePoint, PerfPoint,
-                               ProcfsPoint, InputPoint, NetfilterPoint>;
+                               ProcfsPoint, InputPoint, NetfilterPoint,
+                               KernelFunctionPoint>;
 
   FamilyPoint() = default;  // Begin, priority 0: callers always assign a real one
   template <class T>
@@ -193,8 +217,10 @@ class FamilyPoint {
   // The ELF file a process/uprobe point is about (what the loader follows and builds unwind
   // tables for); "" for other families or when no path was given.
   const std::string& binary_path() const;
-  // probefunc() of the point: the function a uprobe is on, else "".
+  // probefunc() of the point: the function a uprobe or kernel.function is on, else "".
   const std::string& function() const;
+  // Non-empty when this machine cannot run the point (pass 5 fails with it before attaching).
+  const std::string& unavailable_reason() const;
 
  private:
   Variant v_;

@@ -64,6 +64,7 @@ void add_perf_patterns(std::vector<Pattern>& out);
 void add_procfs_patterns(std::vector<Pattern>& out);
 void add_input_patterns(std::vector<Pattern>& out);
 void add_netfilter_patterns(std::vector<Pattern>& out);
+void add_kernel_function_patterns(std::vector<Pattern>& out);
 
 // Builds a concrete point in the session arena. `comps`: functor and argument (a number, a
 // string, or none) per component; tokens are taken from the user's point `like`.

@@ -21,6 +21,7 @@ constexpr ProbeKindInfo kKinds[] = {
     {ProbeKind::Procfs, "procfs", Side::Native},
     {ProbeKind::Input, "input", Side::Native},
     {ProbeKind::Netfilter, "netfilter", Side::Kernel},
+    {ProbeKind::KernelFunction, "kernel.function", Side::Kernel},
 };
 static_assert(std::size(kKinds) == kProbeKindCount);
 

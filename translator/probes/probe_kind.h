@@ -26,8 +26,9 @@ enum class ProbeKind : uint8_t {
   Procfs,      // procfs("PATH").read/.write: a FIFO ukstap serves (loader/procfs_files.h)
   Input,       // __input.char, __input.line: ukstap's standard input (input.stp's aliases)
   Netfilter,   // netfilter.hook("H").pf("PF")[.priority("P")]: a BPF netfilter program
+  KernelFunction,  // kernel.function("F")[.call|.return], kprobe.function, module("M").function
 };
-inline constexpr size_t kProbeKindCount = static_cast<size_t>(ProbeKind::Netfilter) + 1;
+inline constexpr size_t kProbeKindCount = static_cast<size_t>(ProbeKind::KernelFunction) + 1;
 
 // Where a family's probes run.
 enum class Side : uint8_t {

@@ -123,6 +123,7 @@ const std::vector<Pattern>& all_patterns() {
     add_procfs_patterns(v);
     add_input_patterns(v);
     add_netfilter_patterns(v);
+    add_kernel_function_patterns(v);
     return v;
   }();
   return patterns;
@@ -132,8 +133,7 @@ namespace {
 
 // Families this kernel or this tool cannot serve; their first functor still counts as built-in
 // so the elaborator hands them to us and the user gets the reason.
-const std::set<std::string> kUnservedFamilies = {"kprobe", "module", "java", "python2",
-                                                 "python3", "hwbreakpoint"};
+const std::set<std::string> kUnservedFamilies = {"java", "python2", "python3", "hwbreakpoint"};
 
 bool kind_ok(ArgKind k, const ast::Expression* e) {
   switch (k) {
@@ -255,10 +255,12 @@ void reject_unserved(const ast::ProbePoint& pp) {
                              instead_text(),
                          tok);
   };
-  if (f == "kprobe") throw kprobe_error("kprobe." + (second.empty() ? "*" : second));
-  if (f == "module") throw kprobe_error("module(...)." + (second.empty() ? "*" : second));
-  if (f == "kernel" && !second.empty() && !has_glob(second) && second != "trace") {
-    if (second == "function" || second == "statement")
+  // kernel.function, kprobe.function, module(M).function: probes/kernel_function_family.cpp
+  if ((f == "kprobe" || f == "module") && !second.empty() && !has_glob(second) && second != "function")
+    throw kprobe_error(f + (f == "module" ? "(...)." : ".") + second);
+  if (f == "kernel" && !second.empty() && !has_glob(second) && second != "trace" &&
+      second != "function") {
+    if (second == "statement")
       throw kprobe_error("kernel." + second);
     if (second == "data")
       throw SemanticError("kernel.data probes need hardware breakpoints registered from a kernel "
