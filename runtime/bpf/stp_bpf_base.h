@@ -253,6 +253,10 @@ static __always_inline int stp__loop_exhausted(struct stp_common *k)
        *stp__itp = (bpf_iter_num_new(&stp__it, 0, STP_MAXACTION + 1), &stp__it);      \
        stp__itp && (bpf_iter_num_next(stp__itp) ? 1 : stp__loop_exhausted(&(c)->k));)
 
+/* Before 6.4 (no bpf_iter_num) a loop's body is a bpf_loop() callback (5.17+, emitter.cpp's
+ * kernel_bpf_loop): as many iterations as STP_LOOP's, within bpf_loop's 1 << 23. */
+#define STP_LOOP_MAX (STP_MAXACTION + 1 < (1 << 23) ? STP_MAXACTION + 1 : (1 << 23))
+
 /* ---- probe entry / exit ----------------------------------------------------------------- */
 /* The context map's value for this CPU and slot, marked busy; `koff` is where its stp_common
  * lies (offsetof(struct stp_context, k): the context is generated after this header). */
