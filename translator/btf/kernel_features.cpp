@@ -55,6 +55,7 @@ bool Running::exit_group_dead() {
 }
 
 LoopImpl choose_loop(bool iter_num_kfuncs, bool bpf_loop_helper, const std::string& forced) {
+  if (forced == "none") return LoopImpl::None;
   if (forced == "bpf_loop" && bpf_loop_helper) return LoopImpl::BpfLoop;
   if (forced == "iter" && iter_num_kfuncs) return LoopImpl::IterNum;
   if (iter_num_kfuncs) return LoopImpl::IterNum;

@@ -33,8 +33,9 @@ enum class LoopImpl {
   BpfLoop,  // the body in a callback run by bpf_loop()
   None,     // neither: a loop cannot be compiled for this kernel
 };
-// `forced` is $UKSTAP_LOOP_IMPL ("iter", "bpf_loop" or empty): tests run both
-// implementations on one kernel. A forced implementation the kernel lacks is not chosen.
+// `forced` is $UKSTAP_LOOP_IMPL ("iter", "bpf_loop", "none" or empty): tests run both
+// implementations on one kernel, and see the error of a kernel with neither ("none"). A
+// forced implementation the kernel lacks is not chosen.
 LoopImpl choose_loop(bool iter_num_kfuncs, bool bpf_loop_helper, const std::string& forced = "");
 // The error line when the choice is None ("" otherwise).
 std::string loop_unavailable(const std::string& release);

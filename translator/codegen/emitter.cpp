@@ -1565,7 +1565,13 @@ std::string Emitter::probe_macro(const DerivedProbe& p, int id) {
       switch (pp.event) {
         case Ev::Begin: return "STP_PROBE_PROC_BEGIN(" + ids + ", " + f + ")";
         case Ev::ThreadBegin: return "STP_PROBE_PROC_THREAD_BEGIN(" + ids + ", " + f + ")";
-        case Ev::End: return "STP_PROBE_PROC_END(" + ids + ", 0, " + f + ")";
+        case Ev::End:
+          // Before sched_process_exit had group_dead (6.1): the task's live-thread count.
+          if (kernel_features::choose_group_exit(
+                  kernel_features::Running::get().exit_group_dead()) ==
+              kernel_features::GroupExit::SignalLive)
+            return "STP_PROBE_PROC_END_BY_LIVE(" + ids + ", " + f + ")";
+          return "STP_PROBE_PROC_END(" + ids + ", 0, " + f + ")";
         case Ev::ThreadEnd: return "STP_PROBE_PROC_END(" + ids + ", 1, " + f + ")";
         case Ev::Syscall: return "STP_PROBE_PROC_SYSCALL(" + ids + ", " + f + ")";
         case Ev::SyscallReturn: return "STP_PROBE_PROC_SYSCALL_RETURN(" + ids + ", " + f + ")";
