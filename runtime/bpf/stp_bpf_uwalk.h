@@ -24,6 +24,18 @@
  * most a page), and so does every refill below it; an address past it tries a whole window
  * again. A read across that page end, or an address whose own page is not there, reads just
  * the bytes asked for. */
+/* A window refill of `len` bytes (1..STP_UWIN, checked by the caller). The bounds again, on
+ * the register the helper gets: clang spills len before checking it, and 6.1's verifier does
+ * not carry a register's bounds to its unbounded spilled copy ("R2 min value is negative":
+ * print_ubacktrace failed on Debian 12's kernel; 6.4+ links the two). Never true. */
+static __always_inline long stp__uread_win(struct stp_uwalk *uw, uint64_t len, uint64_t addr)
+{
+  asm volatile("" : "+r"(len));
+  if (len > STP_UWIN || len < 1)
+    return -1;
+  return bpf_probe_read_user(uw->win, len, (const void *)addr);
+}
+
 static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t size, uint64_t addr)
 {
   struct stp_uwalk *uw = (struct stp_uwalk *)r;
@@ -44,7 +56,7 @@ static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t 
     }
     if (len > STP_UWIN || len < 1)
       len = STP_UWIN;
-    if (bpf_probe_read_user(uw->win, len, (const void *)addr) != 0) {
+    if (stp__uread_win(uw, len, addr) != 0) {
       uint64_t page_end = (addr | 4095) + 1;
       uw->win_ok = 0;
       if (uw->win_end || len != STP_UWIN || page_end - addr >= STP_UWIN)
@@ -52,7 +64,7 @@ static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t 
       len = page_end - addr;
       if (len > STP_UWIN || len < 1)
         return -1;
-      if (bpf_probe_read_user(uw->win, len, (const void *)addr) != 0)
+      if (stp__uread_win(uw, len, addr) != 0)
         return bpf_probe_read_user(dst, size, (const void *)addr);
       uw->win_end = page_end;
       if (len < size)

@@ -83,4 +83,9 @@ for impl in iter bpf_loop; do
     }
     probe end { println(r) }'
 done
+# A kernel with neither (before 5.17): pass 3 names what is missing, nothing is loaded.
+t "a kernel without bpf_loop and bpf_iter_num: the error names both versions" 1 '' \
+  '~^semantic error: a loop in a kernel-context probe needs Linux 5.17 \(bpf_loop helper\) or 6.4 \(bpf_iter_num kfuncs\); this kernel \(.*\) has neither' -- \
+  env UKSTAP_LOOP_IMPL=none timeout 60 "$UKSTAP" -p4 -e '
+    probe kernel.trace("syscalls:sys_enter_kill") { for (i = 0; i < 3; i++) n++ }'
 t_done
