@@ -92,12 +92,7 @@ static __always_inline void stp__usnap_if_pending(struct stp_common *k)
       len = n - off;
     if (len > 4096)
       len = 4096;
-    /* The bounds again, on the registers the helper gets: clang spills len before checking
-     * it, and 6.1's verifier does not carry a register's bounds to its unbounded spilled
-     * copy ("R2 min value is negative"; 6.4+ does). Never true. */
-    asm volatile("" : "+r"(off), "+r"(len));
-    if (off >= STP__USNAP_CAP || len > 4096)
-      break;
+    STP_CLAMP_REG(len, 4096);  /* for 6.1's verifier (stp_bpf_base.h): len is <= 4096 */
     if (bpf_probe_read_user(&rec->stack[off], len, (const void *)(sp + off)) != 0)
       missing |= 1u << i;  /* the helper zeroed it */
     off += len;

@@ -24,15 +24,12 @@
  * most a page), and so does every refill below it; an address past it tries a whole window
  * again. A read across that page end, or an address whose own page is not there, reads just
  * the bytes asked for. */
-/* A window refill of `len` bytes (1..STP_UWIN, checked by the caller). The bounds again, on
- * the register the helper gets: clang spills len before checking it, and 6.1's verifier does
- * not carry a register's bounds to its unbounded spilled copy ("R2 min value is negative":
- * print_ubacktrace failed on Debian 12's kernel; 6.4+ links the two). Never true. */
+/* A window refill of `len` bytes (1..STP_UWIN, checked by the caller), the bound applied again
+ * in the helper's own register for 6.1's verifier (STP_CLAMP_REG: print_ubacktrace failed on
+ * Debian 12's kernel, "R2 min value is negative"). */
 static __always_inline long stp__uread_win(struct stp_uwalk *uw, uint64_t len, uint64_t addr)
 {
-  asm volatile("" : "+r"(len));
-  if (len > STP_UWIN || len < 1)
-    return -1;
+  STP_CLAMP_REG(len, STP_UWIN);
   return bpf_probe_read_user(uw->win, len, (const void *)addr);
 }
 
