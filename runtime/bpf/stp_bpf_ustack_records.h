@@ -56,9 +56,12 @@ static __always_inline void stp__ustack_emit(struct stp_common *k, int flags, ui
   u->stop = (uint8_t)k->uw.stop;
   if (k->uw.snap_ns)  /* a stack copy went just before: the same time pairs the two */
     u->time_ns = k->uw.snap_ns;
-  if (n)
+  if (n) {
+    uint32_t bytes = n * 8;
+    STP_CLAMP_REG(bytes, 8 * MAXBACKTRACE);  /* for 6.1's verifier: clang drops the mask */
     bpf_probe_read_kernel(&k->rec[sizeof(struct stp_rec_hdr) + sizeof(struct stp_ustack)],
-                          (n * 8) & (8 * STP_UW_MASK_BITS + 8 - 1), k->uw.pcs);
+                          bytes, k->uw.pcs);
+  }
   k->rec_pos += n * 8;
   stp__rec_end(k);
 }
