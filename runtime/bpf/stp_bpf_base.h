@@ -228,6 +228,12 @@ static __always_inline int64_t stp__div(struct stp_common *k, int64_t a, int64_t
 #define stp_div(c, a, b) stp__div(&(c)->k, (a), (b), 0)
 #define stp_mod(c, a, b) stp__div(&(c)->k, (a), (b), 1)
 
+/* v = min(v, max) computed in the register that v's next use gets (a helper's size argument):
+ * 6.1's verifier bounds only the register a comparison tests, and clang may test a copy and
+ * pass another (a spill reloaded): "R2 unbounded memory access" / "R2 min value is negative"
+ * on Debian 12's kernel. 6.4+ links the copies; there this is the same comparison. */
+#define STP_CLAMP_REG(v, max) asm volatile("if %0 <= %1 goto +1\n\t%0 = %1" : "+r"(v) : "i"(max))
+
 /* ---- loops: open-coded numeric iterator (kernel 6.4+), bounded by MAXACTION ------------- */
 extern int bpf_iter_num_new(struct bpf_iter_num *it, int start, int end) __weak __ksym;
 extern int *bpf_iter_num_next(struct bpf_iter_num *it) __weak __ksym;
@@ -252,6 +258,10 @@ static __always_inline int stp__loop_exhausted(struct stp_common *k)
   for (struct bpf_iter_num stp__it __attribute__((cleanup(stp__iter_destroy))),     \
        *stp__itp = (bpf_iter_num_new(&stp__it, 0, STP_MAXACTION + 1), &stp__it);      \
        stp__itp && (bpf_iter_num_next(stp__itp) ? 1 : stp__loop_exhausted(&(c)->k));)
+
+/* Before 6.4 (no bpf_iter_num) a loop's body is a bpf_loop() callback (5.17+, emitter.cpp's
+ * kernel_bpf_loop): as many iterations as STP_LOOP's, within bpf_loop's 1 << 23. */
+#define STP_LOOP_MAX (STP_MAXACTION + 1 < (1 << 23) ? STP_MAXACTION + 1 : (1 << 23))
 
 /* ---- probe entry / exit ----------------------------------------------------------------- */
 /* The context map's value for this CPU and slot, marked busy; `koff` is where its stp_common

@@ -64,9 +64,12 @@ static __always_inline void stp__kstack_emit(struct stp_common *k, int flags, ui
     n = MAXBACKTRACE;
   u->nr = (uint16_t)n;
   u->exact = (uint16_t)n;
-  if (n)
+  if (n) {
+    uint32_t bytes = n * 8;
+    STP_CLAMP_REG(bytes, 8 * MAXBACKTRACE);  /* for 6.1's verifier: clang drops the mask */
     bpf_probe_read_kernel(&k->rec[sizeof(struct stp_rec_hdr) + sizeof(struct stp_ustack)],
-                          (n * 8) & (8 * STP_UW_MASK_BITS + 8 - 1), k->kw.pcs);
+                          bytes, k->kw.pcs);
+  }
   k->rec_pos += n * 8;
   stp__rec_end(k);
 }

@@ -135,14 +135,20 @@ static __always_inline int stp__new_task_return(struct bpf_raw_tracepoint_args *
   }                                                                                     \
   STP__PROC_BODY(id)
 
-/* sched_process_exit(struct task_struct *p, bool group_dead) */
+/* sched_process_exit(struct task_struct *p, bool group_dead); before group_dead (6.1) the
+ * last thread is the one that finds signal->live at 0 (do_exit decrements it first). */
 #define STP_PROBE_PROC_END(id, thread, fpid, fdev, fino)                                \
+  STP__PROBE_PROC_END(id, thread, 0, fpid, fdev, fino)
+#define STP_PROBE_PROC_END_BY_LIVE(id, fpid, fdev, fino)                                \
+  STP__PROBE_PROC_END(id, 0, 1, fpid, fdev, fino)
+#define STP__PROBE_PROC_END(id, thread, by_live, fpid, fdev, fino)                      \
   STP__PROBE_INFO(id, STP_SLOT_NORMAL, 0, 0)                                            \
   STP__PROC_BODY(id);                                                                   \
   SEC("tp_btf/sched_process_exit") int stp_probe_##id(unsigned long long *ctx)          \
   {                                                                                     \
     struct task_struct *t = bpf_get_current_task_btf();                                 \
-    int last = (ctx[1] & 0xff) != 0;                                                    \
+    int last = (by_live) ? BPF_CORE_READ(t, signal, live.counter) == 0                  \
+                         : (ctx[1] & 0xff) != 0;                                        \
     if ((thread) ? t->pid != t->tgid : last)                                            \
       STP__PROC_RUN(id, fpid, fdev, fino);                                              \
     return 0;                                                                           \

@@ -91,8 +91,13 @@ static __always_inline int64_t stp__stack_store(struct stp_common *k, int kernel
   v->h.exact = (uint16_t)exact;
   v->h.kind = n ? STP_USTACK_PCS : STP_USTACK_NO_USER;
   v->h.stop = (uint8_t)stop;
-  if (n)
-    bpf_probe_read_kernel(v->pcs, (n * 8) & (8 * STP_UW_MASK_BITS + 8 - 1), pcs);
+  if (n) {
+    /* Clamped in the helper's register (STP_CLAMP_REG): clang drops the mask it proves
+     * useless (n <= MAXBACKTRACE), and 6.1's verifier had lost n's bound: "R2 unbounded". */
+    uint32_t bytes = n * 8;
+    STP_CLAMP_REG(bytes, 8 * MAXBACKTRACE);
+    bpf_probe_read_kernel(v->pcs, bytes, pcs);
+  }
   rc = bpf_map_update_elem(STP__STACKS_MAP(kernel), &id, v, BPF_NOEXIST);
   if (last && (rc == 0 || rc == -EEXIST))
     *last = id;

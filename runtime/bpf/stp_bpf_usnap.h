@@ -92,6 +92,9 @@ static __always_inline void stp__usnap_if_pending(struct stp_common *k)
       len = n - off;
     if (len > 4096)
       len = 4096;
+    /* For 6.1's verifier (stp_bpf_base.h): off < STP__USNAP_CAP and len <= 4096 already. */
+    STP_CLAMP_REG(off, STP__USNAP_CAP - 1);
+    STP_CLAMP_REG(len, 4096);
     if (bpf_probe_read_user(&rec->stack[off], len, (const void *)(sp + off)) != 0)
       missing |= 1u << i;  /* the helper zeroed it */
     off += len;

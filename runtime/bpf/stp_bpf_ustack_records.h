@@ -42,48 +42,28 @@ static __always_inline struct stp_ustack *stp__stackrec_begin(struct stp_common 
 #define stp__ustack_begin(k, flags, kind, token) \
   stp__stackrec_begin((k), STP_REC_USTACK, (flags), (kind), (token))
 
-/* Emit k->uw as a record (token 0: print it now), written straight into the ring: the header
- * from the BPF stack and the pcs from the walk, one copy each (built in k->rec and sent with
- * bpf_ringbuf_output, the pcs were copied twice, and the record path was a fifth of a
- * streamed stack). A dynptr reservation takes the record's own size, where a plain reserve
- * takes a constant one (MAXBACKTRACE pcs: the ring would hold a fraction of the records). */
+/* Emit k->uw as a record (token 0: print it now). */
 static __always_inline void stp__ustack_emit(struct stp_common *k, int flags, uint64_t token)
 {
-  struct {
-    struct stp_rec_hdr h;
-    struct stp_ustack u;
-  } r;
-  struct bpf_dynptr p;
-  uint64_t pt = bpf_get_current_pid_tgid();
-  uint32_t n = k->uw.n, size;
+  int nouser = k->uw.stop == STP_STOP_NO_USER;
+  struct stp_ustack *u = stp__ustack_begin(k, flags, nouser ? STP_USTACK_NO_USER : STP_USTACK_PCS,
+                                           token);
+  uint32_t n = k->uw.n;
   if (n > MAXBACKTRACE)
     n = MAXBACKTRACE;
-  size = (uint32_t)sizeof r + n * 8;
-  r.h.type = STP_REC_USTACK;
-  r.h.id = (uint16_t)flags;
-  r.h.len = size - sizeof r.h;
-  r.u.pid = (uint32_t)(pt >> 32);
-  r.u.tid = (uint32_t)pt;
-  /* a stack copy went just before: the same time pairs the two */
-  r.u.time_ns = k->uw.snap_ns ? k->uw.snap_ns : bpf_ktime_get_ns();
-  r.u.token = token;
-  r.u.probe_id = (uint16_t)k->probe_id;
-  r.u.nr = (uint16_t)n;
-  r.u.exact = (uint16_t)k->uw.exact;
-  r.u.kind = k->uw.stop == STP_STOP_NO_USER ? STP_USTACK_NO_USER : STP_USTACK_PCS;
-  r.u.stop = (uint8_t)k->uw.stop;
-  uint64_t wake = stp__rec_wake(size);
-  if (bpf_ringbuf_reserve_dynptr(&stp_events, size, 0, &p) == 0) {
-    bpf_dynptr_write(&p, 0, &r, sizeof r, 0);
-    if (n)
-      bpf_dynptr_write(&p, sizeof r, k->uw.pcs, (n * 8) & (8 * STP_UW_MASK_BITS + 8 - 1), 0);
-    bpf_ringbuf_submit_dynptr(&p, wake);
-  } else {
-    struct stp_session *s = stp__session();
-    bpf_ringbuf_discard_dynptr(&p, 0);
-    if (s)
-      stp__count(&s->drops);
+  u->nr = (uint16_t)n;
+  u->exact = (uint16_t)k->uw.exact;
+  u->stop = (uint8_t)k->uw.stop;
+  if (k->uw.snap_ns)  /* a stack copy went just before: the same time pairs the two */
+    u->time_ns = k->uw.snap_ns;
+  if (n) {
+    uint32_t bytes = n * 8;
+    STP_CLAMP_REG(bytes, 8 * MAXBACKTRACE);  /* for 6.1's verifier: clang drops the mask */
+    bpf_probe_read_kernel(&k->rec[sizeof(struct stp_rec_hdr) + sizeof(struct stp_ustack)],
+                          bytes, k->uw.pcs);
   }
+  k->rec_pos += n * 8;
+  stp__rec_end(k);
 }
 
 #define stp__token_str(buf, token) stp_token_str((buf), (token), STP_TOKEN_USER)

@@ -24,6 +24,15 @@
  * most a page), and so does every refill below it; an address past it tries a whole window
  * again. A read across that page end, or an address whose own page is not there, reads just
  * the bytes asked for. */
+/* A window refill of `len` bytes (1..STP_UWIN, checked by the caller), the bound applied again
+ * in the helper's own register for 6.1's verifier (STP_CLAMP_REG: print_ubacktrace failed on
+ * Debian 12's kernel, "R2 min value is negative"). */
+static __always_inline long stp__uread_win(struct stp_uwalk *uw, uint64_t len, uint64_t addr)
+{
+  STP_CLAMP_REG(len, STP_UWIN);
+  return bpf_probe_read_user(uw->win, len, (const void *)addr);
+}
+
 static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t size, uint64_t addr)
 {
   struct stp_uwalk *uw = (struct stp_uwalk *)r;
@@ -47,7 +56,7 @@ static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t 
     }
     if (len > STP_UWIN || len < 1)
       len = STP_UWIN;
-    if (bpf_probe_read_user(uw->win, len, (const void *)lo) != 0) {
+    if (stp__uread_win(uw, len, lo) != 0) {
       uint64_t page_end = (addr | 4095) + 1;
       uw->win_ok = 0;
       if (uw->win_end || len != STP_UWIN || page_end - lo >= STP_UWIN)
@@ -55,7 +64,7 @@ static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t 
       len = page_end - lo;
       if (len > STP_UWIN || len < 1)
         return -1;
-      if (bpf_probe_read_user(uw->win, len, (const void *)lo) != 0)
+      if (stp__uread_win(uw, len, lo) != 0)
         return bpf_probe_read_user(dst, size, (const void *)addr);
       uw->win_end = page_end;
       if (len < (addr - lo) + size)

@@ -4,6 +4,7 @@
 #include "codegen/kernel_values.h"
 #include "codegen/shared_functions.h"
 #include "codegen/regex_dfa.h"
+#include "btf/kernel_features.h"
 
 #include <algorithm>
 
@@ -1075,6 +1076,13 @@ class BodyEmitter : public ast::Visitor {
   }
   void visit(ast::ForLoop& s) override {
     if (s.init) stmt(s.init);
+    if (!native_) {
+      auto impl = kernel_features::running_loop();
+      if (impl == kernel_features::LoopImpl::None)
+        throw TranslateError(
+            kernel_features::loop_unavailable(kernel_features::Running::get().release()), s.tok);
+      if (impl == kernel_features::LoopImpl::BpfLoop) return kernel_bpf_loop(s);
+    }
     int n = loop_counter_++;
     std::string cont = "__cont" + std::to_string(n);
     line("STP_LOOP(c) {");
@@ -1092,6 +1100,66 @@ class BodyEmitter : public ast::Visitor {
     line("}");
     line("if (STP_ERRORED(c)) goto " + err_label + ";");
   }
+  // A for/while loop in a BPF probe on a kernel without the bpf_iter_num kfuncs (before 6.4):
+  // the condition, body and increment in a bpf_loop() callback, as a kernel foreach's body
+  // (locals and temporaries live in the context map, reached through `c`). At most
+  // MAXACTION + 1 iterations, as STP_LOOP: each costs an action, so the last one has already
+  // raised MAXACTION exceeded; bpf_loop stops at 1 << 23 (BPF_MAX_LOOPS), as bpf_iter_num.
+  void kernel_bpf_loop(ast::ForLoop& s) {
+    int n = em_.next_callback_++;
+    std::string flag = tmp_long();
+    std::string name = "stp_lp_" + std::to_string(n);
+    std::ostringstream cb;
+    std::ostringstream* saved_out = out_;
+    int saved_indent = indent;
+    std::string saved_err = err_label;
+    out_ = &cb;
+    indent = 1;
+    cb << "static long " << name << "(uint64_t idx, void *data)\n{\n";
+    line("struct stp_context *c = ((struct stp_cbdata *)data)->c;");
+    line("struct stp_globals *g = ((struct stp_cbdata *)data)->g;");
+    line("void *ctx = ((struct stp_cbdata *)data)->ctx;");
+    line("(void)idx; (void)g; (void)ctx;");
+    line("if (STP_ACTION(c, 1)) goto cb_err;");
+    err_label = "cb_err";
+    // flag: 1 the loop ended (condition false, break), 2 it left the probe or function.
+    std::string ended = "{ " + flag + " = 1; return 1; }";
+    if (s.cond) line("if (!(" + eval(s.cond) + ")) " + ended);
+    std::string cont = "cb_cont";
+    continue_labels_.push_back(cont);
+    break_text_.push_back(ended);
+    exit_text_.push_back("{ " + flag + " = 2; return 1; }");
+    stmt(s.body);
+    exit_text_.pop_back();
+    break_text_.pop_back();
+    continue_labels_.pop_back();
+    line(cont + ":;");
+    if (s.incr) stmt(s.incr);
+    line("return 0;");
+    cb << "cb_err:\n  return 1;\n}\n\n";
+    out_ = saved_out;
+    indent = saved_indent;
+    err_label = saved_err;
+    if (dispatched_)
+      em_.callbacks_ << kReadSysrec << cb.str() << kReadCtx;
+    else
+      em_.callbacks_ << cb.str();
+
+    line(flag + " = 0;");
+    line("{");
+    ++indent;
+    line("struct stp_cbdata d = {c, g, ctx};");
+    line("uint8_t kskip = STP_KSKIP_CALLBACK_ENTER(c);");
+    line("bpf_loop(STP_LOOP_MAX, " + name + ", &d, 0);");
+    line("c->k.kskip = kskip;");
+    line("if (" + flag + " == 0 && !STP_ERRORED(c)) stp__loop_exhausted(&c->k);");
+    --indent;
+    line("}");
+    line("if (STP_ERRORED(c)) goto " + err_label + ";");
+    line("if (" + flag + " == 2) " +
+         (exit_text_.empty() ? std::string("goto out;") : exit_text_.back()));
+  }
+
   // foreach in a BPF probe: bpf_for_each_map_elem with the body in a callback (hash order, or
   // insertion order is not available there; sorting is for user-space probes).
   void kernel_foreach(ast::ForeachLoop& s) {
@@ -1497,7 +1565,13 @@ std::string Emitter::probe_macro(const DerivedProbe& p, int id) {
       switch (pp.event) {
         case Ev::Begin: return "STP_PROBE_PROC_BEGIN(" + ids + ", " + f + ")";
         case Ev::ThreadBegin: return "STP_PROBE_PROC_THREAD_BEGIN(" + ids + ", " + f + ")";
-        case Ev::End: return "STP_PROBE_PROC_END(" + ids + ", 0, " + f + ")";
+        case Ev::End:
+          // Before sched_process_exit had group_dead (6.1): the task's live-thread count.
+          if (kernel_features::choose_group_exit(
+                  kernel_features::Running::get().exit_group_dead()) ==
+              kernel_features::GroupExit::SignalLive)
+            return "STP_PROBE_PROC_END_BY_LIVE(" + ids + ", " + f + ")";
+          return "STP_PROBE_PROC_END(" + ids + ", 0, " + f + ")";
         case Ev::ThreadEnd: return "STP_PROBE_PROC_END(" + ids + ", 1, " + f + ")";
         case Ev::Syscall: return "STP_PROBE_PROC_SYSCALL(" + ids + ", " + f + ")";
         case Ev::SyscallReturn: return "STP_PROBE_PROC_SYSCALL_RETURN(" + ids + ", " + f + ")";

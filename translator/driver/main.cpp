@@ -213,7 +213,11 @@ int run(int argc, char** argv) {
   if (s.opts.profile_hz > 0) {
     profile_dest = s.opts.output_file;
     profile_format = profile_mode::format_for(s.opts);
-    s.opts.script_text = profile_mode::script(s.opts);
+    auto exit = kernel_features::GroupExit::GroupDeadArg;
+    if (!s.opts.target_cmd.empty() || s.opts.target_pid)  // only a target's family needs it
+      exit = kernel_features::choose_group_exit(
+          kernel_features::Running::get().exit_group_dead());
+    s.opts.script_text = profile_mode::script(s.opts, exit);
     s.opts.have_script_text = true;
   }
 

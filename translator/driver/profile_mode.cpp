@@ -16,7 +16,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 }  // namespace
 
-std::string script(const Options& opts) {
+std::string script(const Options& opts, kernel_features::GroupExit exit) {
   // -c/-x: the target process (all its threads) and the processes it forks, as perf record
   // follows children: profiling `make` or a shell script means profiling what they run. The
   // family is a kernel-side set, joined at fork (in the parent's context) and left when the
@@ -27,6 +27,11 @@ std::string script(const Options& opts) {
   bool targeted = !opts.target_cmd.empty() || opts.target_pid;
   std::string filter = targeted ? "pid() == target() || [pid()] in __ukstap_family"
                                 : "pid() != stp_pid()";
+  // Before group_dead existed (6.1), do_exit had already decremented signal->live when the
+  // tracepoint fired, as it does now to compute group_dead: 0 means the last thread is leaving.
+  std::string last = exit == kernel_features::GroupExit::GroupDeadArg
+                         ? "$group_dead"
+                         : "@cast(task_current(), \"task_struct\")->signal->live->counter == 0";
   std::ostringstream s;
   if (targeted)
     s << "global __ukstap_family[" << kMaxFamily << "]\n"
@@ -35,7 +40,7 @@ std::string script(const Options& opts) {
       << "}\n"
       << "probe kernel.trace(\"sched:sched_process_exit\") {\n"
       << "  if (tid() != pid()) delete __ukstap_family[tid()]\n"
-      << "  if ($group_dead) delete __ukstap_family[pid()]\n"
+      << "  if (" << last << ") delete __ukstap_family[pid()]\n"
       << "}\n";
   s << "probe perf.sw.cpu_clock.hz(" << opts.profile_hz << ") {\n"
     << "  if (" << filter << ") {\n"

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "btf/kernel_features.h"
 #include "driver/session.h"
 
 namespace ukstap::profile_mode {
@@ -17,7 +18,10 @@ namespace ukstap::profile_mode {
 inline constexpr char kSampleTag[] = "@@ukstap-sample ";
 
 // The sampling script for `opts` (-c/-x: that process; neither: every process but ukstap).
-std::string script(const Options& opts);
+// `exit` says how the family tracking sees a whole process end at sched_process_exit: its
+// `group_dead` argument where the kernel has it, the task's live-thread count before (6.1).
+std::string script(const Options& opts,
+                   kernel_features::GroupExit exit = kernel_features::GroupExit::GroupDeadArg);
 
 // The output format: --format, else -o's extension (.folded/.svg/.pb.gz/.pprof), else folded.
 std::string format_for(const Options& opts);

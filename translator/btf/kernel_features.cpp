@@ -1,0 +1,89 @@
+#include "btf/kernel_features.h"
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+#include <sys/utsname.h>
+
+#include <cstdlib>
+
+#include "btf/kernel_btf.h"
+
+namespace ukstap::kernel_features {
+
+Running& Running::get() {
+  static Running r;
+  return r;
+}
+
+const std::string& Running::release() {
+  if (!release_) {
+    struct utsname u {};
+    release_ = uname(&u) == 0 ? std::string(u.release) : std::string("unknown");
+  }
+  return *release_;
+}
+
+bool Running::iter_num_kfuncs() {
+  if (!iter_num_) {
+    std::string why;
+    const btf::KernelBtf* k = btf::KernelBtf::get(why);
+    bool all = k != nullptr;
+    for (const char* f : {"bpf_iter_num_new", "bpf_iter_num_next", "bpf_iter_num_destroy"})
+      all = all && btf__find_by_name_kind(k->raw(), f, BTF_KIND_FUNC) > 0;
+    iter_num_ = all;
+  }
+  return *iter_num_;
+}
+
+bool Running::bpf_loop_helper() {
+  // libbpf loads a one-instruction program calling the helper: 1 when the verifier knows it.
+  if (!bpf_loop_) bpf_loop_ = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_loop, nullptr) == 1;
+  return *bpf_loop_;
+}
+
+bool Running::exit_group_dead() {
+  if (!group_dead_) {
+    std::string why;
+    bool found = false;
+    if (const btf::KernelBtf* k = btf::KernelBtf::get(why))
+      for (const auto& a : btf::tracepoint_args(*k, "sched_process_exit"))
+        if (a.name == "group_dead") found = true;
+    group_dead_ = found;
+  }
+  return *group_dead_;
+}
+
+LoopImpl choose_loop(bool iter_num_kfuncs, bool bpf_loop_helper, const std::string& forced) {
+  if (forced == "none") return LoopImpl::None;
+  if (forced == "bpf_loop" && bpf_loop_helper) return LoopImpl::BpfLoop;
+  if (forced == "iter" && iter_num_kfuncs) return LoopImpl::IterNum;
+  if (iter_num_kfuncs) return LoopImpl::IterNum;
+  if (bpf_loop_helper) return LoopImpl::BpfLoop;
+  return LoopImpl::None;
+}
+
+std::string loop_unavailable(const std::string& release) {
+  return "a loop in a kernel-context probe needs Linux 5.17 (bpf_loop helper) or 6.4 "
+         "(bpf_iter_num kfuncs); this kernel (" + release + ") has neither";
+}
+
+LoopImpl running_loop() {
+  static std::optional<LoopImpl> chosen;
+  if (!chosen) {
+    Running& r = Running::get();
+    const char* f = std::getenv("UKSTAP_LOOP_IMPL");
+    std::string forced = f ? f : "";
+    // The kfuncs are looked up first: when they exist, no program needs loading to probe.
+    bool iter = r.iter_num_kfuncs();
+    bool loop = (forced == "bpf_loop" || !iter) ? r.bpf_loop_helper() : false;
+    chosen = choose_loop(iter, loop, forced);
+  }
+  return *chosen;
+}
+
+GroupExit choose_group_exit(bool exit_group_dead) {
+  return exit_group_dead ? GroupExit::GroupDeadArg : GroupExit::SignalLive;
+}
+
+}  // namespace ukstap::kernel_features

@@ -1,0 +1,52 @@
+// What the running kernel offers that ukstap's generated BPF depends on, detected once per run,
+// and the implementation chosen from it: ukstap runs on distribution kernels (Debian 12: 6.1)
+// that lack what it prefers on a new one, and says in one line what an old one lacks.
+//
+// Detection is lazy (each answer is computed the first time a script needs it) and cheap: a
+// kfunc is a name looked up in the vmlinux BTF already loaded for typing (btf/kernel_btf.h), a
+// helper is libbpf's probe (one tiny program load), a tracepoint argument is BTF again.
+// Decisions are plain functions of a feature set, so unit tests give them a fake one.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace ukstap::kernel_features {
+
+// The running kernel's, detected on first use of each field and cached for the run.
+class Running {
+ public:
+  static Running& get();
+  const std::string& release();
+  bool iter_num_kfuncs();
+  bool bpf_loop_helper();
+  bool exit_group_dead();
+
+ private:
+  std::optional<std::string> release_;
+  std::optional<bool> iter_num_, bpf_loop_, group_dead_;
+};
+
+// ---- loops in kernel-context probes (for, while) --------------------------------------------
+enum class LoopImpl {
+  IterNum,  // open-coded iterator: STP_LOOP (bpf_iter_num), verified once per loop
+  BpfLoop,  // the body in a callback run by bpf_loop()
+  None,     // neither: a loop cannot be compiled for this kernel
+};
+// `forced` is $UKSTAP_LOOP_IMPL ("iter", "bpf_loop", "none" or empty): tests run both
+// implementations on one kernel, and see the error of a kernel with neither ("none"). A
+// forced implementation the kernel lacks is not chosen.
+LoopImpl choose_loop(bool iter_num_kfuncs, bool bpf_loop_helper, const std::string& forced = "");
+// The error line when the choice is None ("" otherwise).
+std::string loop_unavailable(const std::string& release);
+// The choice for the running kernel, made once (reads $UKSTAP_LOOP_IMPL).
+LoopImpl running_loop();
+
+// ---- the end of a whole process at sched_process_exit ----------------------------------------
+enum class GroupExit {
+  GroupDeadArg,   // the tracepoint's own `group_dead` argument
+  SignalLive,     // task->signal->live is 0: do_exit decremented it before the tracepoint
+};
+GroupExit choose_group_exit(bool exit_group_dead);
+
+}  // namespace ukstap::kernel_features
