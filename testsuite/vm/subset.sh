@@ -16,19 +16,9 @@
 # THE place for cases that fail on 6.1 today because of a known gap, until the named work lands
 # (issue 16). e2e-lib's t_xfail: the failure counts as passed; a pass ("XPASS") counts as failed
 # so that the line here is removed with the gap.
-# uwalk: found by this bed (2026-11-26), owner not yet named: 6.1's verifier rejects every
-# program with the user-stack walk (runtime/bpf/stp_bpf_uwalk.h, the page-end window read: the
-# length page_end - addr is spilled before its bounds check and reloaded unbounded, "R2 min value
-# is negative"); 6.4+ verifiers track the spilled copy.
-uwalk="uwalk: 6.1's verifier rejects the user-stack window read (R2 min value is negative)"
-declare -A VM_XFAIL=(
-  ["loop in a kernel-side probe"]="oldk: ukstap's loops use the bpf_iter_num kfuncs of 6.4; 6.1 lacks them"
-  ["--profile -c"]="oldk: 6.1's sched_process_exit has no \$group_dead (pass 2 fails); and $uwalk"
-  ["print_ubacktrace() in a syscall probe"]=$uwalk
-  ["print_ubacktrace() in a timer probe"]=$uwalk
-  ["--profile, system-wide"]=$uwalk
-  ["kernel.function(\"do_sys_openat2\") \$filename"]="kfunc: kernel.function probes are not implemented yet"
-)
+# None today: loops (bpf_loop), --profile -c (no $group_dead), the user-stack walk (6.1's verifier)
+# and kernel.function landed on 2026-11-26.
+declare -A VM_XFAIL=()
 
 vt() {  # vt NAME ...: e2e-lib's t, or t_xfail when NAME is listed above; prints its seconds
   local name=$1 t0=$SECONDS
@@ -47,9 +37,10 @@ vt "loop in a kernel-side probe" 0 $'45\n' '' -- "$UKSTAP" -c 'cat /dev/null' \
 vt "print_ubacktrace() in a syscall probe" 0 '~^ 0x[0-9a-f]+ : __readdir64\+0x[0-9a-f]+/0x[0-9a-f]+ \[.*/libc\.so\.6\]$' '' -- \
   "$UKSTAP" -c 'ls /' -e 'probe syscall.getdents { if (pid() == target()) { print_ubacktrace(); exit() } }'
 
-# Truth: split_prog's call graph (burn <- spin_a|spin_b <- work <- main), in one sample's stack.
+# Truth: split_prog's call graph (burn <- spin_a|spin_b <- work <- main), in one sample's stack
+# (of split_prog: the -c child is sampled in ukstap's code too, before its exec).
 vt "print_ubacktrace() in a timer probe" 0 '*' '' -- bash -c '
-  "$UKSTAP" -c "$1 600" -e "probe timer.profile { if (pid() == target()) { print_ubacktrace(); exit() } }" > "$2" || exit
+  "$UKSTAP" -c "$1 600" -e "probe timer.profile { if (pid() == target() && execname() == \"split_prog\") { print_ubacktrace(); exit() } }" > "$2" || exit
   grep -A3 ": burn+" "$2" | tr -d "\n" | grep -Eq ": burn\+.*: spin_[ab]\+.*: work\+.*: main\+" || { cat "$2"; exit 1; }' \
   _ "$S" "$T_TMP/ubt.out"
 
@@ -73,7 +64,18 @@ vt "--profile -c" 0 '' '*' -- bash -c '
   _ "$S" "$T_TMP/c.folded"
 
 # Truth: the path cat is given is the file name it opens (strace shows the same openat).
+# $filename is a user pointer (const char __user *): user_string, as in SystemTap.
 vt "kernel.function(\"do_sys_openat2\") \$filename" 0 '~^/etc/hostname$' '' -- "$UKSTAP" -c 'cat /etc/hostname' \
-  -e 'probe kernel.function("do_sys_openat2") { if (pid() == target()) println(kernel_string($filename)) }'
+  -e 'probe kernel.function("do_sys_openat2") { if (pid() == target()) println(user_string($filename)) }'
+
+# kprobe/kretprobe (forced: the default is fentry/fexit, the case above), a member chain from a
+# typed argument, @entry() of an argument and $return. Truth: cat reads /etc/hostname whole, then
+# reads 0 bytes (end of file): the sizes stat gives and 0.
+vt "kernel.function(\"vfs_read\").return by kprobe: \$return, @entry(\$count), \$file->...->name" 0 \
+  "$(stat -c %s /etc/hostname)"$'\n0\n' '' -- "$UKSTAP" -D KERNEL_FUNCTION_MECHANISM=kprobe -c 'cat /etc/hostname' -o /dev/stdout -e '
+  probe kernel.function("vfs_read").return {
+    if (pid() == target() && @entry($count) > 0 && kernel_string(@entry($file->f_path->dentry->d_name->name)) == "hostname")
+      println($return)
+  }'
 
 t_done
