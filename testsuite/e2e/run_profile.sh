@@ -6,6 +6,8 @@
 # independent readers: the folded text by awk, the SVG by Python's XML parser and by headless
 # Chromium (it renders; a real click event zooms), pprof by `go tool pprof`. Root only; under
 # CI=true not being root is a failure, never a skip.
+# e2e-schedule: alone (run-e2e.sh): it samples the whole machine (-T 1 system-wide), and its
+# shares and sample counts are the machine's: no other script of the suite runs beside it.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
