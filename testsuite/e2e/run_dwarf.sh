@@ -5,6 +5,7 @@
 # -O2 -fomit-frame-pointer), readelf's symbols (ustack_check.py). Every frame must equal
 # libunwind's, through libc down to _start, with none marked inexact. Root only; under CI=true
 # not being root is a failure, never a skip.
+# e2e-schedule: first (run-e2e.sh): one of the longest scripts.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"

@@ -16,6 +16,7 @@
 #   MAJOR/MINOR           stat(1)'s %Hd / %Ld of a device number
 #   the rest              SystemTap's documented results (function::NAME reference pages)
 # Root only; under CI=true not being root is a failure, never a skip.
+# e2e-schedule: first (run-e2e.sh): one of the longest scripts.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"

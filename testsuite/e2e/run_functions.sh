@@ -9,6 +9,7 @@
 # test program's own view of itself (testsuite/e2e/progs/fnprog.c prints getpid/gettid/getppid/
 # getuid/getgid/geteuid/getegid/comm) and, for begin probes, from the shell that runs ukstap.
 # Root only; under CI=true not being root is a failure, never a skip.
+# e2e-schedule: first (run-e2e.sh): one of the longest scripts.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"

@@ -6,6 +6,7 @@
 # display, §3 printf table, §5 errors, §7 argstr/retstr), strace's own counts, the test program's
 # own record of what it did (testsuite/e2e/progs/ktarget.c), CONFIG_HZ, and bpftool's view of the
 # kernel. Root only; under CI=true not being root is a failure, never a skip.
+# e2e-schedule: first (run-e2e.sh): one of the longest scripts.
 . "$(dirname "$0")/../e2e-lib.sh"
 NL=$'\n'
 t_require_root || { t_done; exit; }
@@ -168,11 +169,13 @@ t "timer.s(1) over -T 3.5: run" 0 '' '' -- "$UKSTAP" -o "$T_TMP/ts.uk" -T 3.5 -e
   'global n; probe timer.s(1) { n++ } probe end { printf("%d\n", n) }'
 t "timer.s(1) fires 3 +-1 times in 3.5 s" 0 '' '' -- in_range "timer.s(1) count" "$(cat "$T_TMP/ts.uk" 2>/dev/null)" 2 4
 HZ=$( { zcat /proc/config.gz 2>/dev/null || cat "/boot/config-$(uname -r)" 2>/dev/null; } | sed -n 's/^CONFIG_HZ=//p')
-t "timer.profile on a busy loop of 1 s of CPU time: run" 0 '' '' -- "$UKSTAP" -o "$T_TMP/tp.uk" -c "$KT busy 1000" -e \
+# (busy spins for 1 s of its own CPU time: on a loaded machine, where it gets a fraction of a
+# core, a second of wall time was sampled fewer than HZ/2 times)
+t "timer.profile on a 1 s busy loop: run" 0 '' '' -- "$UKSTAP" -o "$T_TMP/tp.uk" -c "$KT busy 1000" -e \
   'global n, u; probe timer.profile { if (pid() == target()) { n++; u += user_mode() } } probe end { printf("%d %d\n", n, u) }'
 read -r TP_N TP_U < "$T_TMP/tp.uk" 2>/dev/null
 if [ -n "$HZ" ]; then
-  # one busy thread for 1 s of its CPU time is sampled about CONFIG_HZ times
+  # one busy thread for 1 s of CPU time is sampled about CONFIG_HZ times
   t "timer.profile samples ~CONFIG_HZ=$HZ per busy second" 0 '' '' -- in_range "timer.profile samples" "${TP_N:-}" $((HZ / 2)) $((HZ * 3 / 2))
 else
   t "timer.profile samples > 0 (CONFIG_HZ unknown)" 0 '' '' -- in_range "timer.profile samples" "${TP_N:-}" 1 100000
@@ -367,10 +370,11 @@ timed() {  # timed MAX_SECONDS CMD...: CMD's output and status; fails if it took
   [ $(( (e - s) / 1000000 )) -le $(( $1 * 1000 )) ] || { echo "took $(( (e - s) / 1000000 )) ms > $1 s" >&2; return 99; }
   return $rc
 }
-# the target sleeps 6 s after getpid: the run must end long before, through exit()
+# the target sleeps 30 s after getpid: the run must end long before, through exit() (20 s: room
+# for a loaded machine's start-up; 6 s and 4 s before)
 EXIT_SCRIPT='probe syscall.getpid { if (pid() == target()) { println("hit"); exit() } } probe end { println("end ran") }'
 t "exit() in a kernel probe runs end probes" 0 $'hit\nend ran\n' '' -- "$UKSTAP" -c "$KT getpid 1 1000" -e "$EXIT_SCRIPT"
-t "exit() ends the run without waiting for the -c target (sleeping 6 s)" 0 $'hit\nend ran\n' '' -- timed 4 "$UKSTAP" -c "$KT getpid 1 6000" -e "$EXIT_SCRIPT"
+t "exit() ends the run without waiting for the -c target (sleeping 30 s)" 0 $'hit\nend ran\n' '' -- timed 20 "$UKSTAP" -c "$KT getpid 1 30000" -e "$EXIT_SCRIPT"
 
 # ================================================================= nothing stays attached
 # bpf_objs [PID]: "KIND ID" of every BPF prog, map and link, and "perf PROG_ID PID FD" of every

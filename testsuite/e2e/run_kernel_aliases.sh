@@ -7,6 +7,7 @@
 # (testsuite/e2e/progs/pfault.c), /proc/interrupts and /proc/softirqs. Every check filters by
 # the test's own processes (other programs trace and run on this machine at the same time).
 # Root only; under CI=true not being root is a failure, never a skip.
+# e2e-schedule: first (run-e2e.sh): one of the longest scripts.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"

@@ -7,6 +7,7 @@
 # bpf_get_current_*), /proc/PID/stat, the comm of the program the test runs, and SystemTap's
 # documented -L format. Events are filtered by the test's own processes. Root only; under
 # CI=true not being root is a failure, never a skip.
+# e2e-schedule: first (run-e2e.sh): one of the longest scripts.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"

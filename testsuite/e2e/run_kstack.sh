@@ -6,6 +6,7 @@
 # symbol, offset and size), the kernel's syscall entry path, the traced program's own record of
 # how many calls it made from where (testsuite/e2e/progs/kstack_prog.c), and print_ubacktrace()
 # of the same events. Root only; under CI=true not being root is a failure, never a skip.
+# e2e-schedule: first (run-e2e.sh): one of the longest scripts.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"

@@ -3,6 +3,7 @@
 # kernel could not queue because ukstap was not reading (stopped). The truth is the workload:
 # it makes M executable mappings while ukstap is stopped; the per-CPU side-band rings hold a
 # few thousand records, so most of them must be reported lost.
+# e2e-schedule: alone (run-e2e.sh): thousands of executable mappings load the machine.
 source "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
 

@@ -4,6 +4,7 @@
 # exited process's history is freed once its records have been read and 1,024 newer ones
 # exited (vma-tracker/tracker.h Retention). The truth is the kernel's: VmRSS in
 # /proc/PID/status, before and after 6,000 processes ran and exited under -c.
+# e2e-schedule: alone (run-e2e.sh): 6,000 short processes load the machine.
 source "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
 

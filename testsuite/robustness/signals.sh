@@ -7,6 +7,8 @@
 #  - in pass 4: the compiler is killed, no clang is left, no /tmp/ukstapXXXXXX is left.
 # Each time the programs the killed ukstap had loaded are gone afterwards (their ids, read from
 # its /proc/PID/fdinfo before the signal, no longer answer `bpftool prog show id`).
+# e2e-schedule: alone (run-e2e.sh): 360 tracepoints on every system call of the machine, and
+# the exits it times are the machine's.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"

@@ -6,7 +6,8 @@
  *   ktarget getpid N [MS]     N raw getpid system calls, then sleep MS milliseconds
  *   ktarget open DIR          openat calls with known paths/flags/modes (raw syscalls)
  *   ktarget later MS          sleep MS milliseconds, then one raw getpid system call
- *   ktarget busy MS           spin in user space for MS milliseconds
+ *   ktarget busy MS           spin in user space for MS milliseconds of its own CPU time (not of
+ *                             wall time: on a loaded machine it is sampled as often per CPU second)
  *   ktarget work N            call work(i) for i < N; prints "work RESULT" and "pid PID"
  */
 #define _GNU_SOURCE
@@ -25,10 +26,10 @@ __attribute__((noinline)) int work(int n)
   return n * 7 - 3;
 }
 
-static long cpu_ms(void)
+static long clock_ms(clockid_t clock)
 {
   struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  clock_gettime(clock, &ts);
   return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
@@ -68,11 +69,9 @@ int main(int argc, char **argv)
     show("excl", syscall(SYS_openat, AT_FDCWD, p, O_WRONLY | O_CREAT | O_EXCL, 0640));
     show("eexist", syscall(SYS_openat, AT_FDCWD, p, O_WRONLY | O_CREAT | O_EXCL, 0640));
   } else if (!strcmp(mode, "busy")) {
-    /* N ms of this process's own CPU time, not of the wall clock: on a loaded machine the
-     * timer.profile samples it gets follow the CPU time it gets. */
-    long end = cpu_ms() + (argc > 2 ? atol(argv[2]) : 1000);
+    long end = clock_ms(CLOCK_PROCESS_CPUTIME_ID) + (argc > 2 ? atol(argv[2]) : 1000);
     volatile unsigned long x = 0;
-    while (cpu_ms() < end)
+    while (clock_ms(CLOCK_PROCESS_CPUTIME_ID) < end)
       for (int i = 0; i < 100000; i++) x += i;
   } else if (!strcmp(mode, "work")) {
     int n = argc > 2 ? atoi(argv[2]) : 5;
