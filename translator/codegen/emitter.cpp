@@ -7,6 +7,7 @@
 #include "btf/kernel_features.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "parse/parser.h"
 #include "passes/elaborate_steps.h"
@@ -1100,41 +1101,36 @@ class BodyEmitter : public ast::Visitor {
     line("}");
     line("if (STP_ERRORED(c)) goto " + err_label + ";");
   }
-  // A for/while loop in a BPF probe on a kernel without the bpf_iter_num kfuncs (before 6.4):
-  // the condition, body and increment in a bpf_loop() callback, as a kernel foreach's body
-  // (locals and temporaries live in the context map, reached through `c`). At most
-  // MAXACTION + 1 iterations, as STP_LOOP: each costs an action, so the last one has already
-  // raised MAXACTION exceeded; bpf_loop stops at 1 << 23 (BPF_MAX_LOOPS), as bpf_iter_num.
-  void kernel_bpf_loop(ast::ForLoop& s) {
-    int n = em_.next_callback_++;
-    std::string flag = tmp_long();
-    std::string name = "stp_lp_" + std::to_string(n);
+  // A BPF callback holding a loop body (bpf_loop, bpf_for_each_map_elem): `header` opens it,
+  // `prologue` writes its first lines (after c, g and ctx), `body` the loop's statements, with
+  // `brk` as their break and `flag` set to 2 when they leave the probe or function, and `tail`
+  // what follows a continue (a for loop's increment). Its text goes before the probes (inside a
+  // dispatched syscall probe's record access: the callbacks are emitted outside the probe's own
+  // STP__TPREC); the probe's output, indent and error label are restored.
+  void emit_callback(const std::string& header, const std::string& flag, const std::string& brk,
+                     const std::function<void()>& prologue, const std::function<void()>& body,
+                     const std::function<void()>& tail) {
     std::ostringstream cb;
     std::ostringstream* saved_out = out_;
     int saved_indent = indent;
     std::string saved_err = err_label;
     out_ = &cb;
     indent = 1;
-    cb << "static long " << name << "(uint64_t idx, void *data)\n{\n";
+    cb << header << "\n{\n";
     line("struct stp_context *c = ((struct stp_cbdata *)data)->c;");
     line("struct stp_globals *g = ((struct stp_cbdata *)data)->g;");
     line("void *ctx = ((struct stp_cbdata *)data)->ctx;");
-    line("(void)idx; (void)g; (void)ctx;");
-    line("if (STP_ACTION(c, 1)) goto cb_err;");
+    prologue();
     err_label = "cb_err";
-    // flag: 1 the loop ended (condition false, break), 2 it left the probe or function.
-    std::string ended = "{ " + flag + " = 1; return 1; }";
-    if (s.cond) line("if (!(" + eval(s.cond) + ")) " + ended);
-    std::string cont = "cb_cont";
-    continue_labels_.push_back(cont);
-    break_text_.push_back(ended);
+    continue_labels_.push_back("cb_cont");
+    break_text_.push_back(brk);
     exit_text_.push_back("{ " + flag + " = 2; return 1; }");
-    stmt(s.body);
+    body();
     exit_text_.pop_back();
     break_text_.pop_back();
     continue_labels_.pop_back();
-    line(cont + ":;");
-    if (s.incr) stmt(s.incr);
+    line("cb_cont:;");
+    tail();
     line("return 0;");
     cb << "cb_err:\n  return 1;\n}\n\n";
     out_ = saved_out;
@@ -1144,6 +1140,31 @@ class BodyEmitter : public ast::Visitor {
       em_.callbacks_ << kReadSysrec << cb.str() << kReadCtx;
     else
       em_.callbacks_ << cb.str();
+  }
+
+  // A for/while loop in a BPF probe on a kernel without the bpf_iter_num kfuncs (before 6.4):
+  // the condition, body and increment in a bpf_loop() callback, as a kernel foreach's body
+  // (locals and temporaries live in the context map, reached through `c`). At most
+  // MAXACTION + 1 iterations, as STP_LOOP: each costs an action, so the last one has already
+  // raised MAXACTION exceeded; bpf_loop stops at 1 << 23 (BPF_MAX_LOOPS), as bpf_iter_num.
+  void kernel_bpf_loop(ast::ForLoop& s) {
+    int n = em_.next_callback_++;
+    std::string flag = tmp_long();
+    std::string name = "stp_lp_" + std::to_string(n);
+    // flag: 1 the loop ended (condition false, break), 2 it left the probe or function.
+    std::string ended = "{ " + flag + " = 1; return 1; }";
+    emit_callback("static long " + name + "(uint64_t idx, void *data)", flag, ended,
+                  [&] {
+                    line("(void)idx; (void)g; (void)ctx;");
+                    line("if (STP_ACTION(c, 1)) goto cb_err;");
+                  },
+                  [&] {
+                    if (s.cond) line("if (!(" + eval(s.cond) + ")) " + ended);
+                    stmt(s.body);
+                  },
+                  [&] {
+                    if (s.incr) stmt(s.incr);
+                  });
 
     line(flag + " = 0;");
     line("{");
@@ -1180,54 +1201,29 @@ class BodyEmitter : public ast::Visitor {
     std::string kt = "struct stp_key_" + em_.c_name(g->name);
     std::string vt = (mi->stats ? "struct stp_stat_" : "struct stp_val_") + em_.c_name(g->name);
 
-    std::ostringstream cb;
-    std::ostringstream* saved_out = out_;
-    int saved_indent = indent;
-    std::string saved_err = err_label;
-    out_ = &cb;
-    indent = 1;
-    cb << "static long " << name << "(void *map, void *key, void *val, void *data)\n{\n";
-    line("struct stp_context *c = ((struct stp_cbdata *)data)->c;");
-    line("struct stp_globals *g = ((struct stp_cbdata *)data)->g;");
-    line("void *ctx = ((struct stp_cbdata *)data)->ctx;");
-    line(kt + " *k = key;");
-    line(vt + " *v = val;");
-    line("(void)map; (void)g; (void)k; (void)v; (void)ctx;");
-    if (!slice.empty()) line("if (!(" + key_matches(*mi, "(*k)", slice) + ")) return 0;");
-    if (!limit.empty()) line("if (" + count + "++ >= " + limit + ") return 1;");
-    line("if (STP_ACTION(c, 1)) goto cb_err;");
-    for (size_t i = 0; i < s.indexes.size(); ++i) {
-      std::string lv = em_.var_access(s.indexes[i]->referent);
-      std::string field = "k->k" + std::to_string(i);
-      line(mi->key_types[i] == Type::String ? "stp_str_copy(c, " + lv + ", " + field + ");"
-                                            : lv + " = " + field + ";");
-    }
-    if (s.value) {
-      std::string lv = em_.var_access(s.value->referent);
-      line(mi->value_type == Type::String ? "stp_str_copy(c, " + lv + ", v->v);"
-                                          : lv + " = v->v;");
-    }
-    err_label = "cb_err";
-    std::string cont = "cb_cont";
-    continue_labels_.push_back(cont);
-    break_text_.push_back("return 1;");
-    exit_text_.push_back("{ " + flag + " = 2; return 1; }");
-    stmt(s.body);
-    exit_text_.pop_back();
-    break_text_.pop_back();
-    continue_labels_.pop_back();
-    line(cont + ":;");
-    line("return 0;");
-    cb << "cb_err:\n  return 1;\n}\n\n";
-    out_ = saved_out;
-    indent = saved_indent;
-    err_label = saved_err;
-    // A foreach body of a dispatched syscall probe reads the probe's rebuilt record too (the
-    // callbacks are emitted before the probes, outside the probe's own STP__TPREC).
-    if (dispatched_)
-      em_.callbacks_ << kReadSysrec << cb.str() << kReadCtx;
-    else
-      em_.callbacks_ << cb.str();
+    emit_callback("static long " + name + "(void *map, void *key, void *val, void *data)", flag,
+                  "return 1;",
+                  [&] {
+                    line(kt + " *k = key;");
+                    line(vt + " *v = val;");
+                    line("(void)map; (void)g; (void)k; (void)v; (void)ctx;");
+                    if (!slice.empty())
+                      line("if (!(" + key_matches(*mi, "(*k)", slice) + ")) return 0;");
+                    if (!limit.empty()) line("if (" + count + "++ >= " + limit + ") return 1;");
+                    line("if (STP_ACTION(c, 1)) goto cb_err;");
+                    for (size_t i = 0; i < s.indexes.size(); ++i) {
+                      std::string lv = em_.var_access(s.indexes[i]->referent);
+                      std::string field = "k->k" + std::to_string(i);
+                      line(mi->key_types[i] == Type::String ? "stp_str_copy(c, " + lv + ", " + field + ");"
+                                                            : lv + " = " + field + ";");
+                    }
+                    if (s.value) {
+                      std::string lv = em_.var_access(s.value->referent);
+                      line(mi->value_type == Type::String ? "stp_str_copy(c, " + lv + ", v->v);"
+                                                          : lv + " = v->v;");
+                    }
+                  },
+                  [&] { stmt(s.body); }, [] {});
 
     line(flag + " = 0;");
     line(count + " = 0;");
