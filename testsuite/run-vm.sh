@@ -17,8 +17,8 @@ if ! "$VM" --check 2> "$T_TMP/check.err"; then
 fi
 t_require_root || { t_done; exit; }
 
-# A host directory outside /tmp (the guest mounts its own tmpfs on /tmp): ro/ is seen by the
-# guest through the read-only root, rw/ is shared writable (-w). A fixed path: the subset's
+# A host directory: ro/ is seen by the guest through the read-only root (its writes stay in
+# the guest), rw/ is shared writable (-w). A fixed path: the subset's
 # scripts name split_prog by its path, and the same script text is what lets the guest's ukstap
 # cache serve the next make check (a mktemp name compiled every case again: 75 s for one).
 W=$UKSTAP_TOP_BUILDDIR/testsuite/vm-work
@@ -34,6 +34,12 @@ t "bed: qemu missing" 125 '' $'vm: /nonexistent/qemu-system-x86_64 not found (sc
   env UKSTAP_VM_QEMU=/nonexistent/qemu-system-x86_64 "$VM" true
 t "bed: kernel package missing" 125 '' '~^vm: no Debian 6.1 kernel in /nonexistent/k \(boot/vmlinuz-6.1.0-\*-amd64\): run scripts/install-deps' -- \
   "$VM" -k /nonexistent/k true
+# The state directory (the initramfs the guest boots as root, a share it writes) under a directory
+# others can write: refused, nothing booted. Truth: the mode chmod set.
+mkdir -m 777 "$T_TMP/open" && chmod 777 "$T_TMP/open"
+t "bed: a state directory others could swap is refused" 125 '' \
+  "vm: refusing the state directory $T_TMP/open/st: $T_TMP/open is writable by group or others (mode 777)$NL" -- \
+  env UKSTAP_VM_STATE="$T_TMP/open/st" "$VM" true
 
 # --- one guest: status, stdout/stderr, uname, cwd, variables, the read-only root, /tmp, the
 # writable share.

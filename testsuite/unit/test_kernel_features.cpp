@@ -23,10 +23,11 @@ TEST_CASE("loop implementation from a feature set", "[kernel_features]") {
   CHECK(choose_loop(false, true) == LoopImpl::BpfLoop);
   CHECK(choose_loop(false, false) == LoopImpl::None);
   CHECK(choose_loop(true, false) == LoopImpl::IterNum);
-  // $UKSTAP_LOOP_IMPL: what the kernel has, else the normal choice.
+  // $UKSTAP_LOOP_IMPL: that one if the kernel has it, else none (an error), never the other.
   CHECK(choose_loop(true, true, "bpf_loop") == LoopImpl::BpfLoop);
-  CHECK(choose_loop(true, false, "bpf_loop") == LoopImpl::IterNum);
-  CHECK(choose_loop(false, true, "iter") == LoopImpl::BpfLoop);
+  CHECK(choose_loop(true, false, "bpf_loop") == LoopImpl::None);
+  CHECK(choose_loop(false, true, "iter") == LoopImpl::None);
+  CHECK(choose_loop(true, true, "iter") == LoopImpl::IterNum);
   CHECK(choose_loop(true, true, "none") == LoopImpl::None);
 }
 
@@ -36,6 +37,8 @@ TEST_CASE("a kernel without either loop says what it needs in one line", "[kerne
         "a loop in a kernel-context probe needs Linux 5.17 (bpf_loop helper) or 6.4 "
         "(bpf_iter_num kfuncs); this kernel (5.15.0-91-generic) has neither");
   CHECK(e.find('\n') == std::string::npos);
+  CHECK(kernel_features::loop_unavailable("6.1.0-56-amd64", "iter") ==
+        "UKSTAP_LOOP_IMPL=iter: this kernel (6.1.0-56-amd64) has no bpf_iter_num kfuncs (Linux 6.4)");
 }
 
 TEST_CASE("--profile -c family exit from the tracepoint's arguments", "[kernel_features]") {

@@ -55,25 +55,37 @@ bool Running::exit_group_dead() {
 }
 
 LoopImpl choose_loop(bool iter_num_kfuncs, bool bpf_loop_helper, const std::string& forced) {
+  // A forced choice the kernel lacks is refused (loop_unavailable says so), never swapped for
+  // the other: a test that forces one must be testing that one.
   if (forced == "none") return LoopImpl::None;
-  if (forced == "bpf_loop" && bpf_loop_helper) return LoopImpl::BpfLoop;
-  if (forced == "iter" && iter_num_kfuncs) return LoopImpl::IterNum;
+  if (forced == "bpf_loop") return bpf_loop_helper ? LoopImpl::BpfLoop : LoopImpl::None;
+  if (forced == "iter") return iter_num_kfuncs ? LoopImpl::IterNum : LoopImpl::None;
   if (iter_num_kfuncs) return LoopImpl::IterNum;
   if (bpf_loop_helper) return LoopImpl::BpfLoop;
   return LoopImpl::None;
 }
 
-std::string loop_unavailable(const std::string& release) {
+std::string loop_unavailable(const std::string& release, const std::string& forced) {
+  if (forced == "bpf_loop")
+    return "UKSTAP_LOOP_IMPL=bpf_loop: this kernel (" + release +
+           ") has no bpf_loop helper (Linux 5.17)";
+  if (forced == "iter")
+    return "UKSTAP_LOOP_IMPL=iter: this kernel (" + release +
+           ") has no bpf_iter_num kfuncs (Linux 6.4)";
   return "a loop in a kernel-context probe needs Linux 5.17 (bpf_loop helper) or 6.4 "
          "(bpf_iter_num kfuncs); this kernel (" + release + ") has neither";
+}
+
+std::string forced_loop() {
+  const char* f = std::getenv("UKSTAP_LOOP_IMPL");
+  return f ? f : "";
 }
 
 LoopImpl running_loop() {
   static std::optional<LoopImpl> chosen;
   if (!chosen) {
     Running& r = Running::get();
-    const char* f = std::getenv("UKSTAP_LOOP_IMPL");
-    std::string forced = f ? f : "";
+    std::string forced = forced_loop();
     // The kfuncs are looked up first: when they exist, no program needs loading to probe.
     bool iter = r.iter_num_kfuncs();
     bool loop = (forced == "bpf_loop" || !iter) ? r.bpf_loop_helper() : false;

@@ -38,7 +38,9 @@ enum class LoopImpl {
 // forced implementation the kernel lacks is not chosen.
 LoopImpl choose_loop(bool iter_num_kfuncs, bool bpf_loop_helper, const std::string& forced = "");
 // The error line when the choice is None ("" otherwise).
-std::string loop_unavailable(const std::string& release);
+std::string loop_unavailable(const std::string& release, const std::string& forced = "");
+// $UKSTAP_LOOP_IMPL ("" when unset).
+std::string forced_loop();
 // The choice for the running kernel, made once (reads $UKSTAP_LOOP_IMPL).
 LoopImpl running_loop();
 

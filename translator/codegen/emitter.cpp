@@ -1081,7 +1081,9 @@ class BodyEmitter : public ast::Visitor {
       auto impl = kernel_features::running_loop();
       if (impl == kernel_features::LoopImpl::None)
         throw TranslateError(
-            kernel_features::loop_unavailable(kernel_features::Running::get().release()), s.tok);
+            kernel_features::loop_unavailable(kernel_features::Running::get().release(),
+                                              kernel_features::forced_loop()),
+            s.tok);
       if (impl == kernel_features::LoopImpl::BpfLoop) return kernel_bpf_loop(s);
     }
     int n = loop_counter_++;

@@ -150,6 +150,10 @@ int add_entry_probes(Session& s, std::vector<DerivedProbe*>& probes,
 
   // The synthetic globals and the two pieces of each pair, as script text: one probe per piece
   // (`never`: only their bodies are used).
+  // Whose entry a return pairs with: the thread's, or in a kernel function reached from an
+  // idle CPU's interrupt (every CPU's idle task has tid 0) that CPU's. Keyed by tid alone, the
+  // idle tasks of all CPUs shared one stack of entries: one CPU's return took another's entry.
+  static const char* const kEntryKey = "(tid() ? tid() : -1 - cpu())";
   std::ostringstream t;
   for (int id = 0; id < next_id; ++id) t << "global __entry_" << id << "%\n";
   for (int d = 0; d < next_depth; ++d) t << "global __entry_depth_" << d << "%\n";
@@ -157,27 +161,27 @@ int add_entry_probes(Session& s, std::vector<DerivedProbe*>& probes,
     if (pl.depth >= 0) {
       std::string d = "__entry_depth_" + std::to_string(pl.depth);
       // entry: push a frame
-      t << "probe never {\n  __entry_d = ++" << d << "[tid()]\n";
+      t << "probe never {\n  __entry_d = ++" << d << "[" << kEntryKey << "]\n";
       for (size_t k = 0; k < pl.ids.size(); ++k)
-        t << "  __entry_" << pl.ids[k] << "[tid(), __entry_d] = __entry_t" << k << "\n";
+        t << "  __entry_" << pl.ids[k] << "[" << kEntryKey << ", __entry_d] = __entry_t" << k << "\n";
       t << "}\n";
       // return: pop it
-      t << "probe never {\n  if (!([tid()] in " << d << ")) next\n  __entry_d = " << d
-        << "[tid()]\n";
+      t << "probe never {\n  if (!([" << kEntryKey << "] in " << d << ")) next\n  __entry_d = " << d
+        << "[" << kEntryKey << "]\n";
       for (size_t k = 0; k < pl.ids.size(); ++k)
-        t << "  __entry_v" << pl.ids[k] << " = __entry_" << pl.ids[k] << "[tid(), __entry_d]\n"
-          << "  delete __entry_" << pl.ids[k] << "[tid(), __entry_d]\n";
-      t << "  if (__entry_d <= 1) delete " << d << "[tid()] else " << d
-        << "[tid()] = __entry_d - 1\n}\n";
+        t << "  __entry_v" << pl.ids[k] << " = __entry_" << pl.ids[k] << "[" << kEntryKey << ", __entry_d]\n"
+          << "  delete __entry_" << pl.ids[k] << "[" << kEntryKey << ", __entry_d]\n";
+      t << "  if (__entry_d <= 1) delete " << d << "[" << kEntryKey << "] else " << d
+        << "[" << kEntryKey << "] = __entry_d - 1\n}\n";
     } else {
       t << "probe never {\n";
       for (size_t k = 0; k < pl.ids.size(); ++k)
-        t << "  __entry_" << pl.ids[k] << "[tid()] = __entry_t" << k << "\n";
+        t << "  __entry_" << pl.ids[k] << "[" << kEntryKey << "] = __entry_t" << k << "\n";
       t << "}\n";
-      t << "probe never {\n  if (!([tid()] in __entry_" << pl.ids[0] << ")) next\n";
+      t << "probe never {\n  if (!([" << kEntryKey << "] in __entry_" << pl.ids[0] << ")) next\n";
       for (size_t k = 0; k < pl.ids.size(); ++k)
-        t << "  __entry_v" << pl.ids[k] << " = __entry_" << pl.ids[k] << "[tid()]\n"
-          << "  delete __entry_" << pl.ids[k] << "[tid()]\n";
+        t << "  __entry_v" << pl.ids[k] << " = __entry_" << pl.ids[k] << "[" << kEntryKey << "]\n"
+          << "  delete __entry_" << pl.ids[k] << "[" << kEntryKey << "]\n";
       t << "}\n";
     }
   }
