@@ -62,6 +62,9 @@ t "a member BTF does not have: one line with similar members" 1 '' \
   "$UKSTAP" -p2 -e 'probe kernel.function("vfs_read") { println($file->f_nope) }'
 t "a parameter in a kretprobe: write @entry" 1 '' '~write @entry\(\$count\)' -- \
   "$UKSTAP" -p2 -D KERNEL_FUNCTION_MECHANISM=kprobe -e 'probe kernel.function("vfs_read").return { println($count) }'
+t "\$\$parms in a kretprobe: refused, not an empty string" 1 '' \
+  "~^semantic error: '\\\$\\\$parms' in a kretprobe: the argument registers are gone at return" -- \
+  "$UKSTAP" -p3 -D KERNEL_FUNCTION_MECHANISM=kprobe -e 'probe kernel.function("vfs_read").return { println($$parms) }'
 
 # The traced program and its truth.
 cp /bin/dd "$T_TMP/kfdd"

@@ -1,6 +1,7 @@
 #include "codegen/kernel_function_values.h"
 
 #include "codegen/c_text.h"
+#include "codegen/emitter.h"
 #include "passes/kernel_function_vars.h"
 #include "passes/kernel_types.h"
 
@@ -32,9 +33,14 @@ std::string pseudo(const probes::KernelFunctionPoint& kf, const DerivedProbe* p,
     if (kf.is_return && kf.return_type) piece("return");
     return t;
   }
+  // In a kretprobe the argument registers are gone: an empty string would be a silent wrong
+  // answer (fexit has them), so it is refused as $param is (passes/kernel_function_vars.cpp).
   bool kretprobe = kf.is_return && kf.mechanism == probes::KernelFunctionPoint::Mechanism::Kprobe;
-  if (!kretprobe)
-    for (const auto& prm : kf.params) piece(prm.name);
+  if (kretprobe && !kf.params.empty())
+    throw TranslateError("'" + e.name + "' in a kretprobe: the argument registers are gone at "
+                         "return; write @entry($PARAM) for each, or use fentry/fexit",
+                         e.tok);
+  for (const auto& prm : kf.params) piece(prm.name);
   return t;
 }
 
