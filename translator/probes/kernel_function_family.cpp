@@ -25,6 +25,7 @@
 #include "driver/session.h"
 #include "probes/internal.h"
 #include "probes/kernel_function_support.h"
+#include "probes/tracefs.h"
 
 namespace ukstap::probes {
 
@@ -96,24 +97,28 @@ struct Attachable {
   bool known = false;  // neither file was readable: every BTF function is taken
 };
 
+// The module a "... [module]" line names after position `from` ("" for vmlinux).
+std::string bracketed_module(const std::string& line, size_t from) {
+  if (from == std::string::npos) return "";
+  size_t lb = line.find('[', from), rb = line.find(']', from);
+  return lb != std::string::npos && rb != std::string::npos ? line.substr(lb + 1, rb - lb - 1) : "";
+}
+
 const Attachable& attachable() {
   static Attachable a;
   static bool read = false;
   if (read) return a;
   read = true;
   // available_filter_functions: "name" or "name [module]"; kallsyms: "addr t name [module]".
-  std::ifstream ff("/sys/kernel/tracing/available_filter_functions");
+  // The tracefs mount as every other family finds it (/sys/kernel/tracing or under debugfs).
+  std::string why, root = find_tracefs(why);
+  std::ifstream ff(root.empty() ? std::string() : root + "/available_filter_functions");
   std::string line;
   if (ff && std::getline(ff, line)) {
     a.ftrace = a.known = true;
     do {
       size_t sp = line.find(' ');
-      std::string name = line.substr(0, sp), mod;
-      if (sp != std::string::npos) {
-        size_t lb = line.find('[', sp), rb = line.find(']', sp);
-        if (lb != std::string::npos && rb != std::string::npos) mod = line.substr(lb + 1, rb - lb - 1);
-      }
-      a.by_module[mod].insert(name);
+      a.by_module[bracketed_module(line, sp)].insert(line.substr(0, sp));
     } while (std::getline(ff, line));
     return a;
   }
@@ -124,12 +129,8 @@ const Attachable& attachable() {
     char type = line[s1 + 1];
     if (type != 't' && type != 'T') continue;
     size_t s2 = line.find_first_of(" \t", s1 + 3);
-    std::string name = line.substr(s1 + 3, s2 == std::string::npos ? std::string::npos : s2 - s1 - 3), mod;
-    if (s2 != std::string::npos) {
-      size_t lb = line.find('[', s2), rb = line.find(']', s2);
-      if (lb != std::string::npos && rb != std::string::npos) mod = line.substr(lb + 1, rb - lb - 1);
-    }
-    a.by_module[mod].insert(name);
+    std::string name = line.substr(s1 + 3, s2 == std::string::npos ? std::string::npos : s2 - s1 - 3);
+    a.by_module[bracketed_module(line, s2)].insert(name);
     a.known = true;
   }
   return a;
