@@ -136,7 +136,7 @@ fi
 
 # --- a kernel with kprobes and trampolines (the 6.1 guest) -----------------------------------
 # A module's function: the test bed's root is an overlayfs (module overlay, with BTF), so every
-# read of a file there goes through ovl_read_iter, and reads of /tmp (tmpfs) do not. Its -L
+# read of a file there goes through ovl_read_iter, and reads of other file systems do not. Its -L
 # against bpftool's dump of the module's split BTF.
 if [ -e /sys/kernel/btf/overlay ] && [ "$(stat -f -c %T /)" = overlayfs ]; then
   # (appended: a module function's prototype may be in vmlinux's part, BTF dedup shares it)
@@ -162,9 +162,11 @@ run_values() {  # run_values LABEL [UKSTAP ARGS...]
   "$UKSTAP" -v "$@" "$SCRIPT" -c "strace -f -qq -y -e trace=execve,read,pread64,openat -o $T_TMP/strace.log sh $T_TMP/kfdd.sh" \
     > "$T_TMP/vals.$label" 2> "$T_TMP/vals.$label.err"
   strace_truth "$T_TMP/strace.log" > "$T_TMP/truth.$label"
-  # M: the reads of files not under /tmp (the overlay's; /tmp is a tmpfs), from strace
+  # M: the reads of files on an overlayfs (stat -f's file system type of each path strace shows)
   perl -ne '$kf{$1} = 1 if /^(\d+) +execve\("[^"]*\/kfdd"/; next unless /^(\d+) / && $kf{$1};
-    if (/^\d+ +p?read(?:64)?\(\d+<([^>]*)>/ && $1 !~ m{^/tmp/}) { my $p = $1; $p =~ s{.*/}{}; print "M $p\n" }' \
+    next unless /^\d+ +p?read(?:64)?\(\d+<([^>]*)>/; my $p = $1;
+    $fs{$p} //= `stat -f -c %T -- \Q$p\E 2>/dev/null`; next unless $fs{$p} =~ /^overlayfs/;
+    $p =~ s{.*/}{}; print "M $p\n"' \
     "$T_TMP/strace.log" >> "$T_TMP/truth.$label"
   for k in R RET O $([ $HAVE_OVL = 1 ] && echo M); do
     split_lines "$T_TMP/vals.$label" "$k" > "$T_TMP/got.$label.$k"
