@@ -17,12 +17,14 @@
 #include <string>
 
 #include "driver/diagnostics.h"
+#include "driver/interactive.h"
 #include "driver/options.h"
 #include "driver/passes.h"
 #include "loader/passes.h"
 #include "loader/profile_run.h"
 #include "driver/privilege.h"
 #include "driver/profile_mode.h"
+#include "driver/run_session.h"
 #include "driver/session.h"
 #include "probes/provider.h"
 #include "loader/interrupt.h"
@@ -162,9 +164,12 @@ int flush_stdout(int rc) {
 int run(int argc, char** argv) {
   // SIGINT/SIGTERM end every pass promptly (loader/interrupt.h); exit status 1 before
   // pass 5 runs the probes.
-  loader::install_interrupt_handlers();
   Options opts;
   CommandLine cl = parse_command_line(argc, argv, opts, std::cerr);
+  // -i: the prompt keeps its own ^C (a run stops, ukstap stays); each run installs these in
+  // the process that runs it (driver/interactive_run.h).
+  if (cl.action == CommandLine::Action::Interactive) return interactive::run_prompt(opts);
+  loader::install_interrupt_handlers();
   switch (cl.action) {
     case CommandLine::Action::Error: return cl.exit_code;
     case CommandLine::Action::Help: print_usage(std::cout); return flush_stdout(0);
@@ -208,6 +213,13 @@ int run(int argc, char** argv) {
     default: break;
   }
 
+  return run_session(s);
+}
+
+}  // namespace
+
+// Passes 1 to opts.last_pass of the script the session's options name (driver/run_session.h).
+int run_session(Session& s) {
   // --profile: the driver writes the script; pass 5 collects its samples (profile_mode.h).
   std::string profile_dest, profile_format;
   if (s.opts.profile_hz > 0) {
@@ -268,7 +280,6 @@ int run(int argc, char** argv) {
   return rc;
 }
 
-}  // namespace
 }  // namespace ukstap
 
 int main(int argc, char** argv) {

@@ -48,7 +48,7 @@ enum LongOnly {
   OPT_DYNINST,
 };
 
-const char kShortOpts[] = ":hVvp:e:c:x:o:d:km:D:G:I:T:l:L:gwuWPS:";
+const char kShortOpts[] = ":hVvp:e:c:x:o:d:km:D:G:I:T:l:L:gwuWPS:i";
 
 const struct option kLongOpts[] = {
     {"help", no_argument, nullptr, 'h'},
@@ -67,6 +67,7 @@ const struct option kLongOpts[] = {
     {"runtime", required_argument, nullptr, OPT_RUNTIME},
     {"bpf", no_argument, nullptr, OPT_BPF},
     {"dyninst", no_argument, nullptr, OPT_DYNINST},
+    {"interactive", no_argument, nullptr, 'i'},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -130,7 +131,7 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
     return cl;
   };
 
-  bool help = false, version = false, listing = false;
+  bool help = false, version = false, listing = false, interactive = false;
   opterr = 0;  // we print our own messages
   optind = 0;  // full reinitialization (parse_command_line may be called more than once)
   for (;;) {
@@ -257,6 +258,7 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
       case 'g': opts.guru_mode = true; break;
       case 'w': opts.suppress_warnings = true; break;
       case 'u': opts.unoptimized = true; break;
+      case 'i': interactive = true; break;  // driver/interactive.h
       // SystemTap's options that scripts and .meta files pass (ukstap(1), OPTIONS FOR
       // SYSTEMTAP SCRIPTS): their meaning here, or a documented no-op.
       case 'W': opts.warnings_as_errors = true; break;
@@ -302,6 +304,13 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
   // Remaining arguments: the script (unless -e or a listing/dump mode) and then $1, $2, ...
   int i = optind;
   bool script_mode = !listing && !opts.dump_functions && !opts.dump_probe_types;
+  if (interactive) {
+    // -i: a script given (-e or a file) is the prompt's starting script; none is needed.
+    if (listing || opts.dump_functions || opts.dump_probe_types || opts.profile_hz > 0)
+      return usage_error("-i cannot be combined with -l/-L, --dump-* or --profile.");
+    if (!opts.have_script_text && i < argc) opts.script_file = argv[i++];
+    script_mode = false;
+  }
   if (opts.profile_hz > 0) {
     // --profile brings its own script (driver/profile_mode.h): there is nothing to give.
     if (opts.have_script_text || (i < argc))
@@ -331,7 +340,8 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
   if (opts.output_size_mb > 0 && (opts.output_file.empty() || opts.output_file == "-"))
     return usage_error("-S needs an output file (-o FILE): it switches FILE.0, FILE.1, ...");
 
-  if (listing) cl.action = CommandLine::Action::ListProbes;
+  if (interactive) cl.action = CommandLine::Action::Interactive;
+  else if (listing) cl.action = CommandLine::Action::ListProbes;
   else if (opts.dump_functions) cl.action = CommandLine::Action::DumpFunctions;
   else if (opts.dump_probe_types) cl.action = CommandLine::Action::DumpProbeTypes;
   return cl;
@@ -353,6 +363,7 @@ void print_usage(std::ostream& out) {
          "Usage: ukstap [OPTIONS] [SCRIPT_FILE | - | -e SCRIPT] [ARGS...]\n"
          "   or: ukstap [OPTIONS] -l PATTERN | -L PATTERN\n"
          "   or: ukstap [OPTIONS] --dump-functions | --dump-probe-types\n"
+         "   or: ukstap -i [OPTIONS] [SCRIPT_FILE | -e SCRIPT]\n"
          "\n"
          "Compiles a SystemTap probe script into a BPF program and runs it.\n"
          "ARGS are the script's arguments, $1 / @1 and so on.\n"
@@ -365,6 +376,8 @@ void print_usage(std::ostream& out) {
          "   -p NUM     stop after pass NUM (1-5):\n"
          "                1: parse, 2: elaborate, 3: translate, 4: compile, 5: run\n"
          "   -e SCRIPT  run the given script text instead of a file\n"
+         "   -i --interactive  a prompt to add probes, functions and globals, list, edit,\n"
+         "              run (^C stops the run), save and load the script ('help' there)\n"
          "   -I DIR     look in DIR for additional tapsets (searched first)\n"
          "   -D NM=VAL  define a translator/runtime limit (MAXSTRINGLEN, MAXMAPENTRIES,\n"
          "              MAXBACKTRACE, MAXACTION, ...)\n"

@@ -18,6 +18,7 @@ struct CommandLine {
     ListProbes,      // -l / -L PATTERN (opts.list_pattern, opts.list_with_vars)
     DumpFunctions,   // --dump-functions
     DumpProbeTypes,  // --dump-probe-types
+    Interactive,     // -i / --interactive (driver/interactive.h)
     Error,           // bad usage; the message was printed; exit with `exit_code`
   };
   Action action = Action::Run;

@@ -1,0 +1,109 @@
+#include "driver/interactive_run.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include "driver/run_session.h"
+#include "loader/interrupt.h"
+#include "loader/util.h"
+
+namespace ukstap::interactive {
+
+namespace {
+
+// As driver/main.cpp decides for a plain invocation.
+bool colors_wanted() {
+  if (!::isatty(STDERR_FILENO)) return false;
+  const char* term = std::getenv("TERM");
+  if (term && std::strcmp(term, "dumb") == 0) return false;
+  const char* colors = std::getenv("SYSTEMTAP_COLORS");
+  return !(colors && !*colors);
+}
+
+[[noreturn]] void child(const Options& opts, const std::string& script, bool analyze) {
+  // The prompt's own dispositions are not the run's: back to the defaults, then ukstap's.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTOU, SIGTTIN})
+    ::signal(sig, SIG_DFL);
+  loader::install_interrupt_handlers();
+  int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  // Commands piped to the prompt are the prompt's: neither the run nor its -c command reads
+  // them. A terminal is shared, as with a plain invocation (input.char, an interactive -c).
+  if (!::isatty(STDIN_FILENO) && devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+  if (analyze && devnull >= 0) ::dup2(devnull, STDOUT_FILENO);
+  int rc = 1;
+  {
+    Session s(std::cerr);
+    s.opts = opts;
+    s.opts.script_text = script;
+    s.opts.have_script_text = true;
+    s.opts.script_file.clear();
+    if (analyze) s.opts.last_pass = std::min(s.opts.last_pass, 2);
+    s.diag.suppress_warnings = s.opts.suppress_warnings;
+    s.diag.verbose = s.opts.verbose;
+    s.diag.color = colors_wanted();
+    if (s.opts.disable_cache) loader::disable_cache();
+    try {
+      rc = run_session(s);
+    } catch (const std::exception& e) {
+      std::cerr << "ukstap: internal error: " << e.what() << "\n";
+    }
+  }
+  std::cout.flush();
+  std::cerr.flush();
+  std::exit(rc);  // exit, not _exit: the loader's atexit handlers remove the temporary directory
+}
+
+int run_child(const Options& opts, const std::string& script, bool analyze) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  // While the child runs, ^C (and ^\) are its: the terminal sends them to the whole foreground
+  // group, and this process must outlive them.
+  struct sigaction ignore {}, old_int {}, old_quit {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  // Ignored before the fork (the child sets its own first thing): no window where a ^C
+  // reaches this process with the prompt's disposition.
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  pid_t pid = ::fork();
+  if (pid == 0) child(opts, script, analyze);
+  if (pid < 0) {
+    std::cerr << "ukstap: cannot start the run: " << std::strerror(errno) << "\n";
+    ::sigaction(SIGINT, &old_int, nullptr);
+    ::sigaction(SIGQUIT, &old_quit, nullptr);
+    return 1;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGQUIT, &old_quit, nullptr);
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    std::cerr << "ukstap: the run ended by signal " << sig << " (" << ::strsignal(sig) << ")\n";
+    return 128 + sig;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+}  // namespace
+
+int run_script(const Options& opts, const std::string& script) {
+  return run_child(opts, script, /*analyze=*/false);
+}
+
+int analyze_script(const Options& opts, const std::string& script) {
+  return run_child(opts, script, /*analyze=*/true);
+}
+
+}  // namespace ukstap::interactive
