@@ -175,8 +175,9 @@ class History {
 
 }  // namespace
 
-int run_prompt(const Options& cmdline) {
+int run_prompt(const Options& cmdline, RunSession run) {
   State st;
+  st.run = run;
   st.opts = cmdline;
   st.tty = ::isatty(STDIN_FILENO);
   // The command line's script is the starting script.

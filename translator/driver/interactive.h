@@ -10,13 +10,14 @@
 // as on a terminal, errors on stderr, and the runs do not read the piped commands.
 #pragma once
 
+#include "driver/run_session.h"
 #include "driver/session.h"
 
 namespace ukstap::interactive {
 
 // The prompt until quit, ^D or the end of stdin. A script on the command line (-e or a file)
 // is the starting script. Returns ukstap's exit status (0; 1 when the starting script cannot
-// be read).
-int run_prompt(const Options& opts);
+// be read). Each run goes through RUN (driver/run_session.h: main.cpp's run_session).
+int run_prompt(const Options& opts, RunSession run);
 
 }  // namespace ukstap::interactive

@@ -58,7 +58,7 @@ bool confirm(State& st, const std::string& question) {
 
 void analyze_if_wanted(State& st) {
   if (st.auto_analyze && !st.script.empty() && has_probes(st.opts, st.script.text()))
-    analyze_script(st.opts, st.script.text());
+    analyze_script(st.run, st.opts, st.script.text());
 }
 
 // ---------------------------------------------------------------------------- set/show options
@@ -362,7 +362,7 @@ bool cmd_run(State& st, const std::vector<std::string>&, const std::string&) {
     error("run: the script is empty (add a probe first)");
     return false;
   }
-  run_script(st.opts, st.script.text());
+  run_script(st.run, st.opts, st.script.text());
   return false;
 }
 

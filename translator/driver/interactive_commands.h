@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "driver/interactive_script.h"
+#include "driver/run_session.h"
 #include "driver/session.h"
 
 namespace ukstap::interactive {
@@ -30,6 +31,7 @@ struct State {
   LineSource* input = nullptr;
   std::string pending;  // the lines of an `add` being typed, for completion
   std::function<void(const std::string&)> remember;  // history: each line typed (not answers)
+  RunSession run = nullptr;  // passes 1-5 as a plain invocation runs them
 };
 
 // Runs one command line. Returns true when the session should end (quit).

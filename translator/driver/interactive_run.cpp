@@ -12,7 +12,6 @@
 #include <cstring>
 #include <iostream>
 
-#include "driver/run_session.h"
 #include "loader/interrupt.h"
 #include "loader/util.h"
 
@@ -29,7 +28,8 @@ bool colors_wanted() {
   return !(colors && !*colors);
 }
 
-[[noreturn]] void child(const Options& opts, const std::string& script, bool analyze) {
+[[noreturn]] void child(RunSession run, const Options& opts, const std::string& script,
+                        bool analyze) {
   // The prompt's own dispositions are not the run's: back to the defaults, then ukstap's.
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTOU, SIGTTIN})
     ::signal(sig, SIG_DFL);
@@ -52,7 +52,7 @@ bool colors_wanted() {
     s.diag.color = colors_wanted();
     if (s.opts.disable_cache) loader::disable_cache();
     try {
-      rc = run_session(s);
+      rc = run(s);
     } catch (const std::exception& e) {
       std::cerr << "ukstap: internal error: " << e.what() << "\n";
     }
@@ -62,7 +62,7 @@ bool colors_wanted() {
   std::exit(rc);  // exit, not _exit: the loader's atexit handlers remove the temporary directory
 }
 
-int run_child(const Options& opts, const std::string& script, bool analyze) {
+int run_child(RunSession run, const Options& opts, const std::string& script, bool analyze) {
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
@@ -76,7 +76,7 @@ int run_child(const Options& opts, const std::string& script, bool analyze) {
   ::sigaction(SIGINT, &ignore, &old_int);
   ::sigaction(SIGQUIT, &ignore, &old_quit);
   pid_t pid = ::fork();
-  if (pid == 0) child(opts, script, analyze);
+  if (pid == 0) child(run, opts, script, analyze);
   if (pid < 0) {
     std::cerr << "ukstap: cannot start the run: " << std::strerror(errno) << "\n";
     ::sigaction(SIGINT, &old_int, nullptr);
@@ -98,12 +98,12 @@ int run_child(const Options& opts, const std::string& script, bool analyze) {
 
 }  // namespace
 
-int run_script(const Options& opts, const std::string& script) {
-  return run_child(opts, script, /*analyze=*/false);
+int run_script(RunSession run, const Options& opts, const std::string& script) {
+  return run_child(run, opts, script, /*analyze=*/false);
 }
 
-int analyze_script(const Options& opts, const std::string& script) {
-  return run_child(opts, script, /*analyze=*/true);
+int analyze_script(RunSession run, const Options& opts, const std::string& script) {
+  return run_child(run, opts, script, /*analyze=*/true);
 }
 
 }  // namespace ukstap::interactive

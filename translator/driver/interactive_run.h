@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "driver/run_session.h"
 #include "driver/session.h"
 
 namespace ukstap::interactive {
@@ -17,10 +18,10 @@ namespace ukstap::interactive {
 // Runs passes 1..opts.last_pass of SCRIPT in the foreground and waits for them. Output and
 // diagnostics go where a plain invocation sends them. Returns the child's exit status (128+N
 // when a signal N ended it).
-int run_script(const Options& opts, const std::string& script);
+int run_script(RunSession run, const Options& opts, const std::string& script);
 
 // Passes 1 and 2 only, stdout discarded: the script's parse and semantic errors, if any, on
 // stderr (SystemTap's interactive mode analyzes the script after each change). 0 when clean.
-int analyze_script(const Options& opts, const std::string& script);
+int analyze_script(RunSession run, const Options& opts, const std::string& script);
 
 }  // namespace ukstap::interactive

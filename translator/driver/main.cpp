@@ -168,7 +168,7 @@ int run(int argc, char** argv) {
   CommandLine cl = parse_command_line(argc, argv, opts, std::cerr);
   // -i: the prompt keeps its own ^C (a run stops, ukstap stays); each run installs these in
   // the process that runs it (driver/interactive_run.h).
-  if (cl.action == CommandLine::Action::Interactive) return interactive::run_prompt(opts);
+  if (cl.action == CommandLine::Action::Interactive) return interactive::run_prompt(opts, run_session);
   loader::install_interrupt_handlers();
   switch (cl.action) {
     case CommandLine::Action::Error: return cl.exit_code;

@@ -11,4 +11,8 @@ namespace ukstap {
 // status a plain invocation would have (0, or 1 after a failed pass or an interrupted run).
 int run_session(Session& s);
 
+// run_session's type: the interactive mode (a library part) is handed it by main.cpp, which
+// defines it, rather than linking main.cpp's pass sequence into every tool and test binary.
+using RunSession = int (*)(Session& s);
+
 }  // namespace ukstap
