@@ -12,6 +12,7 @@
 #    the run's process held (read from its /proc fdinfo while it ran): all gone, and the prompt
 #    process still alive;
 #  - the history file: the lines the test typed, in order;
+#  - `run &` then `stop`: the same kernel view, and the prompt usable while the run went on;
 #  - a bad command: one error line, and the next command still runs.
 # Every wait polls the screen or /proc for a condition (a loaded 2-core machine only makes it
 # slower); two compiles in all (the ^C run's script is the count run's, from the cache).
@@ -159,6 +160,20 @@ t "^C: none of the run's programs is loaded (bpftool prog show id)" 0 '' '' -- g
 t "^C: none of its links exists (bpftool link show id)" 0 '' '' -- gone link "$T_TMP/links"
 t "^C: the end probe ran" 0 '~^(\^C)?openat count [0-9]+$' '' -- after_line 'ukstap> run'
 
+# ------------------------------------------------------------------------- run & and stop
+# The prompt comes back while the run goes on (a foreground run would hold it until ^C).
+t "run &: the prompt is back while it runs" 0 '' '' -- enter 'run &'
+t "run &: the probe is attached" 0 '' '' -- wait_until attached
+RUNPID=$(cat "$T_TMP/runpid")
+t "run &: the run is still going" 0 '' '' -- kill -0 "$RUNPID"
+t "stop" 0 '' '' -- enter stop
+t "stop: the run's process is gone" 1 '' '*' -- kill -0 "$RUNPID"
+t "stop: none of the run's programs is loaded" 0 '' '' -- gone prog "$T_TMP/progs"
+t "stop: none of its links exists" 0 '' '' -- gone link "$T_TMP/links"
+t "stop: the end probe ran" 0 '~^openat count [0-9]+$' '' -- after_line 'ukstap> stop'
+t "stop with nothing running: one error line" 0 '' '' -- enter stop
+t "stop with nothing running: the line" 0 '~^ukstap: stop: no background run' '' -- after_line 'ukstap> stop'
+
 # ------------------------------------------------------------------------- history, quit
 keys -l quit
 keys Enter
@@ -175,6 +190,8 @@ run
 frobnicate 1 2
 set cmd
 run
+run &
+stop
 quit
 EOF
 t "history: ~/.ukstap_history has the lines typed, in order" 0 '' '' -- diff "$T_TMP/history.want" "$HOME_IX/.ukstap_history"

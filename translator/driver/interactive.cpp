@@ -211,6 +211,7 @@ int run_prompt(const Options& cmdline, RunSession run) {
   }
   for (;;) {
     std::string line;
+    st.background.running();  // says so when a background run has ended
     LineSource::Read got = st.input->read(st.tty ? "ukstap> " : "", line);
     if (got == LineSource::Read::End) break;
     if (got == LineSource::Read::Interrupted) continue;
@@ -218,6 +219,8 @@ int run_prompt(const Options& cmdline, RunSession run) {
     if (execute(st, line)) break;
     std::cout.flush();
   }
+  // ^D or the end of the input with a background run going: stopped, as `quit` does.
+  if (st.background.running()) st.background.stop();
   std::cout.flush();
   return 0;
 }

@@ -357,18 +357,35 @@ bool cmd_edit(State& st, const std::vector<std::string>&, const std::string&) {
   return false;
 }
 
-bool cmd_run(State& st, const std::vector<std::string>&, const std::string&) {
+bool cmd_run(State& st, const std::vector<std::string>& words, const std::string&) {
+  bool background = words.size() == 2 && words[1] == "&";
+  if (words.size() > 1 && !background) {
+    error("run: 'run' runs in the foreground, 'run &' in the background");
+    return false;
+  }
   if (st.script.empty()) {
     error("run: the script is empty (add a probe first)");
     return false;
   }
-  run_script(st.run, st.opts, st.script.text());
+  if (st.background.running()) {
+    error("run: a background run is going ('stop' ends it)");
+    return false;
+  }
+  if (!background) {
+    run_script(st.run, st.opts, st.script.text());
+  } else if (std::string why = st.background.start(st.run, st.opts, st.script.text()); !why.empty()) {
+    error("run: " + why);
+  }
   return false;
 }
 
-bool cmd_stop(State&, const std::vector<std::string>&, const std::string&) {
-  // A run holds the terminal until it ends: by the time a command can be typed it has stopped.
-  error("stop: no script is running (^C stops a run and comes back here)");
+bool cmd_stop(State& st, const std::vector<std::string>&, const std::string&) {
+  // A foreground run holds the terminal until it ends (^C stops it): only `run &` is left.
+  if (!st.background.running()) {
+    error("stop: no background run ('run &' starts one; ^C stops a foreground run)");
+    return false;
+  }
+  st.background.stop();
   return false;
 }
 
@@ -411,7 +428,10 @@ bool cmd_help(State&, const std::vector<std::string>& words, const std::string&)
   return false;
 }
 
-bool cmd_quit(State&, const std::vector<std::string>&, const std::string&) { return true; }
+bool cmd_quit(State& st, const std::vector<std::string>&, const std::string&) {
+  if (st.background.running()) st.background.stop();  // nothing left attached behind us
+  return true;
+}
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
@@ -423,10 +443,10 @@ const std::vector<Command>& commands() {
       {"edit", {"e"}, "edit", "edit the script in $VISUAL, $EDITOR or vi", ArgKind::None, cmd_edit},
       {"load", {}, "load FILE", "replace the script with FILE's", ArgKind::File, cmd_load},
       {"save", {}, "save FILE", "write the script to FILE", ArgKind::File, cmd_save},
-      {"run", {"r"}, "run", "compile and run the script in the foreground (^C stops it)",
+      {"run", {"r"}, "run [&]",
+       "compile and run the script in the foreground (^C stops it), or with & in the background",
        ArgKind::None, cmd_run},
-      {"stop", {}, "stop", "runs stop with ^C (or by themselves): nothing runs at the prompt",
-       ArgKind::None, cmd_stop},
+      {"stop", {}, "stop", "stop the background run (its end probes run)", ArgKind::None, cmd_stop},
       {"set", {}, "set OPTION VALUE", "set an option (help set: the options)", ArgKind::Option,
        cmd_set},
       {"show", {}, "show [OPTION]", "show an option, or all of them", ArgKind::Option, cmd_show},

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/interactive_run.h"
 #include "driver/interactive_script.h"
 #include "driver/run_session.h"
 #include "driver/session.h"
@@ -32,6 +33,7 @@ struct State {
   std::string pending;  // the lines of an `add` being typed, for completion
   std::function<void(const std::string&)> remember;  // history: each line typed (not answers)
   RunSession run = nullptr;  // passes 1-5 as a plain invocation runs them
+  BackgroundRun background;  // `run &`, until `stop`
 };
 
 // Runs one command line. Returns true when the session should end (quit).

@@ -8,6 +8,8 @@
 // the child exits even if a pass failed half-way; the next run starts from a clean process.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 
 #include "driver/run_session.h"
@@ -23,5 +25,21 @@ int run_script(RunSession run, const Options& opts, const std::string& script);
 // Passes 1 and 2 only, stdout discarded: the script's parse and semantic errors, if any, on
 // stderr (SystemTap's interactive mode analyzes the script after each change). 0 when clean.
 int analyze_script(RunSession run, const Options& opts, const std::string& script);
+
+// `run &`: the same run in the background, so the prompt stays usable, until `stop` (SIGINT
+// to the run, as ^C to a plain ukstap) or its own end. Its own process group (^C at the
+// prompt is not its), stdin /dev/null. One at a time.
+class BackgroundRun {
+ public:
+  // "" or why it did not start.
+  std::string start(RunSession run, const Options& opts, const std::string& script);
+  // Whether it still runs; when it has ended, says so (once) and forgets it.
+  bool running();
+  // Interrupts it and waits for its end probes and exit: its exit status (-1: none running).
+  int stop();
+
+ private:
+  pid_t pid_ = 0;
+};
 
 }  // namespace ukstap::interactive
