@@ -27,6 +27,8 @@ fi
 export XDG_CACHE_HOME="$T_TMP/cache"
 SOCK="$T_TMP/tmux.sock"
 trap 'tmux -S "$SOCK" kill-server 2> /dev/null; rm -rf "$T_TMP"' EXIT
+trap 'exit 143' TERM  # the runner's stop: through the EXIT trap (no tmux server left behind)
+trap 'exit 130' INT
 WAIT_LIMIT=${UKSTAP_E2E_WAIT:-300}  # seconds a condition may take (compiles on a loaded machine)
 
 fail_msg() { echo "  $*" >&2; return 1; }
