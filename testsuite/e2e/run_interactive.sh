@@ -130,6 +130,14 @@ t "a bad command" 0 '' '' -- enter 'frobnicate 1 2'
 t "a bad command: one error line" 0 'ukstap: unknown command "frobnicate" (try "help")'$'\n' '' \
   -- after_line 'ukstap> frobnicate 1 2'
 
+# ------------------------------------------------------------------------- ^C at the prompt
+# Drops the line being typed: a fresh prompt, nothing run, nothing in the history.
+before=$(prompts)
+keys -l 'frobnicate-never-run'
+keys C-c
+t "^C at the prompt: a fresh prompt" 0 '' '' -- wait_until at_prompt $((before + 1))
+t "^C at the prompt: the line did not run" 1 '' '' -- sh -c "tmux -S '$SOCK' capture-pane -p -J -S -5000 -t ix | grep -q 'unknown command \"frobnicate-never-run'"
+
 # ------------------------------------------------------------------------- ^C stops a run
 t "set cmd (none)" 0 '' '' -- enter 'set cmd'
 IXPID=$(pgrep -P "$(tmux -S "$SOCK" display -p -t ix '#{pane_pid}')" -x ukstap)
