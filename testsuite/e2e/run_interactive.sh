@@ -68,7 +68,14 @@ mkdir -p "$HOME_IX"
 tmux -S "$SOCK" new-session -d -s ix -x 200 -y 50 \
   "env HOME='$HOME_IX' TERM=xterm LC_ALL=C XDG_CACHE_HOME='$XDG_CACHE_HOME' '$UKSTAP' -i; echo \"[ukstap exited \$?]\"; exec cat"
 tmux -S "$SOCK" set-option -t ix history-limit 20000 > /dev/null
-t "the prompt comes up" 0 '' '' -- wait_until at_prompt 1
+started() { at_prompt 1 || pane | grep -q '^\[ukstap exited'; }
+wait_until started
+t "the prompt comes up" 0 '' '' -- at_prompt 1
+if [ "$T_FAILED" != 0 ]; then  # no prompt: nothing else can be checked (and each would wait)
+  pane | grep . | tail -n 5 | sed 's/^/  screen: /'
+  t_done
+  exit
+fi
 
 # ------------------------------------------------------------------------- tab completion
 # One Tab completes to what every listed point with that prefix shares.
