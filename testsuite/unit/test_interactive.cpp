@@ -3,7 +3,11 @@
 // the probe point completion against the built-in point types (--dump-probe-types).
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -124,4 +128,29 @@ TEST_CASE("probe point completion, a component at a time", "[interactive]") {
   auto written = complete_probe_point(opts, "process(\"/bin/ls\")");
   CHECK(has(written, "process(\"/bin/ls\")."));
   CHECK(complete_probe_point(opts, "zzz_no_such").empty());
+}
+
+TEST_CASE("probe point completion inside a string parameter", "[interactive]") {
+  Options opts;
+  // process("PATH: the files there (made here: the truth).
+  char dir[] = "/tmp/ukstap-unit-XXXXXX";
+  REQUIRE(::mkdtemp(dir));
+  std::string d = dir;
+  std::ofstream(d + "/abc_tool") << "x";
+  REQUIRE(::mkdir((d + "/abd").c_str(), 0700) == 0);
+  std::ofstream(d + "/other") << "x";
+  auto files = complete_probe_point(opts, "process(\"" + d + "/ab");
+  CHECK(files == std::vector<std::string>{"process(\"" + d + "/abc_tool\")", "process(\"" + d + "/abd/"});
+  std::remove((d + "/abc_tool").c_str());
+  std::remove((d + "/other").c_str());
+  ::rmdir((d + "/abd").c_str());
+  ::rmdir(dir);
+  // function("NAME: the listing's names for that binary; this test program has main().
+  char self[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  REQUIRE(n > 0);
+  self[n] = '\0';
+  std::string typed = "process(\"" + std::string(self) + "\").function(\"mai";
+  auto fns = complete_probe_point(opts, typed);
+  CHECK(has(fns, typed + "n\")"));
 }

@@ -1,5 +1,8 @@
 #include "driver/interactive_completion.h"
 
+#include <dirent.h>
+#include <sys/stat.h>
+
 #include <readline/readline.h>
 
 #include <algorithm>
@@ -166,6 +169,26 @@ bool plain_point_text(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '.'; });
 }
 
+// The files of PATH's directory whose names start with PATH's last part: directories with a
+// '/', files with the closing `")` of the parameter.
+void complete_path(const std::string& before, const std::string& path, std::set<std::string>& out) {
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  std::string stem = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::string shown = slash == std::string::npos ? "" : dir;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == ".." || name.compare(0, stem.size(), stem) != 0) continue;
+    if (stem.empty() && name[0] == '.') continue;
+    struct stat st;
+    bool is_dir = ::stat((dir + name).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    out.insert(before + shown + name + (is_dir ? "/" : "\")"));
+  }
+  ::closedir(d);
+}
+
 }  // namespace
 
 std::vector<std::string> complete_probe_point(const Options& opts, const std::string& typed) {
@@ -174,6 +197,28 @@ std::vector<std::string> complete_probe_point(const Options& opts, const std::st
   const std::string& partial = comps.back();
   std::string head = typed.substr(0, typed.size() - partial.size());
   std::set<std::string> out;
+  // Inside a string parameter, NAME("TEXT: a path for process("/library(", else the names the
+  // listing has for NAME("TEXT*") (function names of a binary, tracepoints, marks...).
+  if (size_t q = partial.find("(\""); q != std::string::npos &&
+                                        std::count(partial.begin(), partial.end(), '"') == 1) {
+    std::string name = partial.substr(0, q), text = partial.substr(q + 2);
+    std::string before = typed.substr(0, typed.size() - text.size());
+    if (name == "process" || name == "library") {
+      complete_path(before, text, out);
+    } else {
+      for (const auto& listed : listings(opts).list(head + name + "(\"" + text + "*\")", false)) {
+        std::string last = components(listed).back();
+        size_t open = last.find("(\""), close = last.rfind("\")");
+        if (open == std::string::npos || close == std::string::npos || close < open + 2) continue;
+        // -l's function("main@src/ls.c:1234"): the name is what one types.
+        std::string inner = last.substr(open + 2, close - open - 2);
+        if (size_t at = inner.find('@'); at != std::string::npos && text.find('@') == std::string::npos)
+          inner.resize(at);
+        out.insert(before + inner + "\")");
+      }
+    }
+    return {out.begin(), out.end()};
+  }
   // Named points (tapset aliases, tracepoints, ...): the listing of what could follow.
   if (plain_point_text(typed)) {
     for (const char* more : {"*", "*.**"})
@@ -283,8 +328,9 @@ char** offer(const char* text, std::vector<std::string> candidates) {
   char last = 0;
   for (const auto& m : g_matches)
     if (m.compare(0, len, text) == 0) ++n, last = m.back();
-  // A point's prefix ("syscall.", "process(\"") goes on without a space.
-  if (n == 1 && (last == '.' || last == '(' || last == '"')) rl_completion_suppress_append = 1;
+  // A point's prefix ("syscall.", "process(\"", a directory) goes on without a space.
+  if (n == 1 && (last == '.' || last == '(' || last == '"' || last == '/' || last == ')'))
+    rl_completion_suppress_append = 1;
   return rl_completion_matches(text, next_match);
 }
 
