@@ -166,6 +166,13 @@ static __always_inline void stp__ustack_hex_token(struct stp_common *k, char *bu
   stp_token_str(buf, id, STP_TOKEN_HEXID);
 }
 #define _stp_ustack_hex_token(buf) stp__ustack_hex_token(&c->k, (buf))
+/* A key field that only ever holds such a token (STP_TOKEN_KEY_SIZE bytes, not MAXSTRINGLEN:
+ * the map hashes the whole key on every lookup). */
+#define stp_token_key_copy(c, dst, src)                             \
+  do {                                                              \
+    if (bpf_probe_read_kernel_str((dst), sizeof(dst), (src)) < 0)   \
+      (dst)[0] = '\0';                                              \
+  } while (0)
 
 /* print_ustack_id(id) & co.: a record naming the id (user space reads the map). */
 static __always_inline void stp__stackid_rec(struct stp_common *k, int type, char letter, char *buf,
