@@ -133,21 +133,6 @@ static __always_inline int64_t stp__kstack_id(struct stp_common *k, void *ctx)
   return stp__stack_store(k, 1, h, 0, k->kw.pcs, k->kw.n, k->kw.n, 0);
 }
 
-/* FNV over the pcs alone: ubacktrace()'s text is the pcs, so equal texts from two processes
- * are one key, as SystemTap's string keys are. A global function: checked once per program. */
-STP_GLOBAL_FN uint64_t stp_bpf_pcs_hash(const struct stp_uwalk *uw)
-{
-  uint64_t h = STP_FNV_OFFSET;
-  if (!uw)
-    return h;
-  for (uint32_t i = 0; i < MAXBACKTRACE; i++) {
-    if (i >= uw->n)
-      break;
-    h = stp_fnv_u64(h, uw->pcs[i]);
-  }
-  return h;
-}
-
 /* ubacktrace() whose value is only an array key or printed (passes/backtrace_tokens.h): the
  * pcs stored under their content id and a token naming it (letter H), which user space prints
  * as ubacktrace()'s hex list. No formatting in the kernel and no MAXSTRINGLEN cut. Without user
@@ -161,7 +146,9 @@ static __always_inline void stp__ustack_hex_token(struct stp_common *k, char *bu
     buf[1] = '\0';
     return;
   }
-  id = stp_stack_token(stp_bpf_pcs_hash(&k->uw), STP_USTACK_HEXSTR, STP_TOKEN_HEXID);
+  /* The id: FNV over the pcs alone (the walk keeps it, uw->phash): ubacktrace()'s text is the
+   * pcs, so equal texts from two processes are one key, as SystemTap's string keys are. */
+  id = stp_stack_token(k->uw.phash, STP_USTACK_HEXSTR, STP_TOKEN_HEXID);
   stp__stack_store(k, STP__STACKS_UBT, id, k->uw.tgid, k->uw.pcs, k->uw.n, k->uw.exact, k->uw.stop);
   stp_token_str(buf, id, STP_TOKEN_HEXID);
 }

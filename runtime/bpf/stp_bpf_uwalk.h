@@ -204,6 +204,7 @@ STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm
   }
   uw->pcs[n & STP_UW_MASK_BITS] = uw->regs.pc;
   uw->hash = stp_fnv_u64(uw->hash, uw->regs.pc);
+  uw->phash = stp_fnv_u64(uw->phash, uw->regs.pc);
   uw->n = n + 1;
   if (!uw->inexact)
     uw->exact = n + 1;
@@ -234,6 +235,7 @@ static __always_inline void stp__uwalk(struct stp_common *k)
   k->uw.inexact = 0;
   k->uw.fp_frames = 0;
   k->uw.hash = stp_fnv_u64(STP_FNV_OFFSET, tgid);
+  k->uw.phash = STP_FNV_OFFSET;
   k->uw.tgid = tgid;
   if (!r) {
     k->uw.stop = STP_STOP_NO_USER;
@@ -267,6 +269,7 @@ static __always_inline void stp__uwalk(struct stp_common *k)
     k->uw.leaf_keep = !(k->slot & 1);
     k->uw.pcs[0] = ip;
     k->uw.hash = stp_fnv_u64(k->uw.hash, ip);
+    k->uw.phash = stp_fnv_u64(STP_FNV_OFFSET, ip);
     k->uw.n = 1;
     k->uw.exact = 1;
     k->uw.stop = STP_STOP_END;

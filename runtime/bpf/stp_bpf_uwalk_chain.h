@@ -38,6 +38,7 @@ struct stp_chain_ent {
   uint32_t used;               /* STP_CHAIN_USED_* */
   uint32_t n, stop, nreads;
   uint64_t hash;               /* the walk's hash (tgid and pcs) */
+  uint64_t phash;              /* and over the pcs alone */
   uint64_t lo;                 /* the stack words read lie in [lo, lo + span) */
   uint32_t span, pad;
   uint64_t val[STP_CHAIN_READS];
@@ -139,6 +140,7 @@ static __always_inline int stp__chain_hit(struct stp_uwalk *uw, struct stp_proc_
   uw->exact = n;
   uw->stop = e->stop;
   uw->hash = e->hash;
+  uw->phash = e->phash;
   return 1;
 }
 
@@ -171,6 +173,7 @@ static __always_inline void stp__chain_keep(struct stp_uwalk *uw, struct stp_pro
   e->n = n;
   e->stop = uw->stop;
   e->hash = uw->hash;
+  e->phash = uw->phash;
   e->lo = nr ? uw->ch_lo : sp & ~7ull;
   e->span = (uint32_t)span;
   for (i = 0; i < STP_CHAIN_READS; i++) {

@@ -215,6 +215,9 @@ STP_UNWIND_INLINE int stp_fp_fallback_step(struct stp_uregs *r, uint32_t *stop)
 struct stp_uwalk {
   struct stp_uregs regs;       /* the frame being unwound */
   uint64_t hash;               /* FNV-1a over tgid and pcs: the deferred token */
+#ifdef STP_UWIN
+  uint64_t phash;              /* FNV-1a over the pcs alone: ubacktrace()'s key (stackid.h) */
+#endif
   uint32_t n;                  /* pcs[0..n) */
   uint32_t exact;              /* pcs[0..exact) are exact */
   uint32_t stop;               /* enum stp_unwind_stop */
