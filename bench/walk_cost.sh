@@ -64,6 +64,7 @@ add ubt_key_nochain "global s; probe syscall.getppid { if ($F) s[ubacktrace()] <
 # The tree before (UKSTAP_BASE: a ukstap binary next to its runtime/ and tapsets/) and perf, for
 # before/after figures and the ratios of issue 15 in one run.
 if [ -n "${UKSTAP_BASE:-}" ]; then
+  add base_count "global n; probe syscall.getppid { if ($F) n++ }"
   add base_id "$ID"
   add base_stream "probe syscall.getppid { if ($F) print_ubacktrace() }"
   add base_ubt_key "global s; probe syscall.getppid { if ($F) s[ubacktrace()] <<< 1 } $AGG"
