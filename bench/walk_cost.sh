@@ -14,6 +14,8 @@
 #   stream-emit      the walk without its record (-D STP_PROF_NO_EMIT)
 #   ubt_key          `s[ubacktrace()] <<< 1` (a stack-id token when only used as a key)
 #   ubt_text         `s[ubacktrace() . ""] <<< 1` (the text path the idiom used to take)
+#   *_nochain        id, stream, ubt_key without the caller-chain cache (-D STP_NO_CHAIN_CACHE:
+#                    every event walks every frame; runtime/bpf/stp_bpf_uwalk_chain.h)
 #   base_*           the same with $UKSTAP_BASE (the tree before), perf_dwarf: perf record
 #                    --call-graph dwarf (default sizes); "/perf added" = added ns / perf's added ns
 # Variants interleaved, ROUNDS rounds, medians and (min-max); a round in which other processes
@@ -45,6 +47,7 @@ add id_depth2_noleaf "global s; probe syscall.getppid { if ($F) s[ustack_id()] <
 ID="global s; probe syscall.getppid { if ($F) s[ustack_id()] <<< 1 } probe end { foreach (k in s) { print_ustack_id(k); println(@count(s[k])) } }"
 add id "$ID"
 add id_noleaf "$ID" "-D STP_NO_LEAF_ROW=1"
+add id_nochain "$ID" "-D STP_NO_CHAIN_CACHE=1"
 add id_win512 "$ID" "-D STP_UWIN=512"
 add id_win2k "$ID" "-D STP_UWIN=2048"
 add id+row "$ID" "-D STP_PROF_REPEAT_ROW=1"
@@ -56,9 +59,12 @@ add stream-noquery "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D ST
 add stream-noout "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D STP_PROF_NO_OUTPUT=1"
 add ubt_key "global s; probe syscall.getppid { if ($F) s[ubacktrace()] <<< 1 } $AGG"
 add ubt_text "global s; probe syscall.getppid { if ($F) s[ubacktrace() . \"\"] <<< 1 } $AGG"
+add stream_nochain "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D STP_NO_CHAIN_CACHE=1"
+add ubt_key_nochain "global s; probe syscall.getppid { if ($F) s[ubacktrace()] <<< 1 } $AGG" "-D STP_NO_CHAIN_CACHE=1"
 # The tree before (UKSTAP_BASE: a ukstap binary next to its runtime/ and tapsets/) and perf, for
 # before/after figures and the ratios of issue 15 in one run.
 if [ -n "${UKSTAP_BASE:-}" ]; then
+  add base_count "global n; probe syscall.getppid { if ($F) n++ }"
   add base_id "$ID"
   add base_stream "probe syscall.getppid { if ($F) print_ubacktrace() }"
   add base_ubt_key "global s; probe syscall.getppid { if ($F) s[ubacktrace()] <<< 1 } $AGG"
@@ -99,10 +105,10 @@ stat() {  # stat COLUMN VARIANT -> "median (min-max)"
 med() { awk -v v="$1" '$1 == v && $2 != "" {print $2}' "$tmp/res" | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
 none=$(med none)
 perf=$(med perf_dwarf)
-printf '%-14s %-26s %-10s %-12s %-24s\n' variant "workload ns/syscall" "added ns" "/perf added" "BPF ns/event"
+printf '%-16s %-26s %-10s %-12s %-24s\n' variant "workload ns/syscall" "added ns" "/perf added" "BPF ns/event"
 for v in "${ORDER[@]}"; do
   m=$(med "$v")
   add=$(awk -v a="$m" -v b="$none" 'BEGIN {if (a != "" && b != "") printf "%.0f", a - b; else printf "-"}')
   rat=$(awk -v a="$m" -v b="$none" -v p="$perf" 'BEGIN {if (a != "" && b != "" && p != "" && p > b) printf "%.2f", (a - b) / (p - b); else printf "-"}')
-  printf '%-14s %-26s %-10s %-12s %-24s\n' "$v" "$(stat 2 "$v")" "$add" "$rat" "$(stat 3 "$v")"
+  printf '%-16s %-26s %-10s %-12s %-24s\n' "$v" "$(stat 2 "$v")" "$add" "$rat" "$(stat 3 "$v")"
 done

@@ -70,7 +70,10 @@ void NativeModule::initialize(const codegen::ModuleInfo& m) {
   if (auto layout = reinterpret_cast<void (*)(const char*, const char*, int)>(::dlsym(so_, "stp_native_map_layout"))) {
     for (auto& mi : m.maps) {
       std::string kt;
-      for (auto t : mi.key_types) kt += t == ast::Type::String ? 's' : 'l';
+      for (size_t i = 0; i < mi.key_types.size(); ++i)  // 't': a token-sized string key
+        kt += i < mi.token_keys.size() && mi.token_keys[i] ? 't'
+              : mi.key_types[i] == ast::Type::String     ? 's'
+                                                         : 'l';
       layout(mi.bpf_name.c_str(), kt.c_str(), mi.value_type == ast::Type::String ? 1 : 0);
     }
   }

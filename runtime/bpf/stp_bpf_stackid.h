@@ -133,21 +133,6 @@ static __always_inline int64_t stp__kstack_id(struct stp_common *k, void *ctx)
   return stp__stack_store(k, 1, h, 0, k->kw.pcs, k->kw.n, k->kw.n, 0);
 }
 
-/* FNV over the pcs alone: ubacktrace()'s text is the pcs, so equal texts from two processes
- * are one key, as SystemTap's string keys are. A global function: checked once per program. */
-STP_GLOBAL_FN uint64_t stp_bpf_pcs_hash(const struct stp_uwalk *uw)
-{
-  uint64_t h = STP_FNV_OFFSET;
-  if (!uw)
-    return h;
-  for (uint32_t i = 0; i < MAXBACKTRACE; i++) {
-    if (i >= uw->n)
-      break;
-    h = stp_fnv_u64(h, uw->pcs[i]);
-  }
-  return h;
-}
-
 /* ubacktrace() whose value is only an array key or printed (passes/backtrace_tokens.h): the
  * pcs stored under their content id and a token naming it (letter H), which user space prints
  * as ubacktrace()'s hex list. No formatting in the kernel and no MAXSTRINGLEN cut. Without user
@@ -161,11 +146,28 @@ static __always_inline void stp__ustack_hex_token(struct stp_common *k, char *bu
     buf[1] = '\0';
     return;
   }
-  id = stp_stack_token(stp_bpf_pcs_hash(&k->uw), STP_USTACK_HEXSTR, STP_TOKEN_HEXID);
+  /* The id: FNV over the pcs alone (the walk keeps it, uw->phash): ubacktrace()'s text is the
+   * pcs, so equal texts from two processes are one key, as SystemTap's string keys are. */
+  id = stp_stack_token(k->uw.phash, STP_USTACK_HEXSTR, STP_TOKEN_HEXID);
   stp__stack_store(k, STP__STACKS_UBT, id, k->uw.tgid, k->uw.pcs, k->uw.n, k->uw.exact, k->uw.stop);
   stp_token_str(buf, id, STP_TOKEN_HEXID);
 }
 #define _stp_ustack_hex_token(buf) stp__ustack_hex_token(&c->k, (buf))
+/* A key field that only ever holds such a token (STP_TOKEN_KEY_SIZE bytes, not MAXSTRINGLEN:
+ * the map hashes the whole key on every lookup), zeroed before (build_key's STP_ZERO): the
+ * token's bytes up to its NUL, as plain loads (a string helper call cost a fifth of a cached
+ * walk). src is a string in BPF memory (a ubacktrace() result or a key variable). */
+static __always_inline void stp__token_key_copy(char *dst, const char *src)
+{
+#pragma unroll
+  for (int i = 0; i < STP_TOKEN_KEY_SIZE - 1; i++) {
+    char ch = src[i];
+    if (!ch)
+      break;
+    dst[i] = ch;
+  }
+}
+#define stp_token_key_copy(c, dst, src) stp__token_key_copy((dst), (const char *)(src))
 
 /* print_ustack_id(id) & co.: a record naming the id (user space reads the map). */
 static __always_inline void stp__stackid_rec(struct stp_common *k, int type, char letter, char *buf,

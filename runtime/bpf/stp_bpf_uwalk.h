@@ -33,7 +33,7 @@ static __always_inline long stp__uread_win(struct stp_uwalk *uw, uint64_t len, u
   return bpf_probe_read_user(uw->win, len, (const void *)addr);
 }
 
-static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t size, uint64_t addr)
+static __always_inline long stp__uread_raw(struct stp_uregs *r, void *dst, uint32_t size, uint64_t addr)
 {
   struct stp_uwalk *uw = (struct stp_uwalk *)r;
   uint64_t off = addr - uw->win_lo, len = STP_UWIN;
@@ -82,6 +82,20 @@ static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t 
     return 0;
   }
   return bpf_probe_read_kernel(dst, size & 31, &uw->win[off & (STP_UWIN - 1)]);
+}
+
+#include "bpf/stp_bpf_uwalk_chain.h"
+
+/* A DWARF step's read of the stack: the window, and noted for the caller-chain cache. */
+static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t size, uint64_t addr)
+{
+  struct stp_uwalk *uw = (struct stp_uwalk *)r;
+  long rc = stp__uread_raw(r, dst, size, addr);
+#ifndef STP_NO_CHAIN_CACHE
+  if (uw->ch_on)
+    stp__chain_note(uw, addr, size, rc, dst);
+#endif
+  return rc;
 }
 
 /* bpf_loop's ctx must point to the stack: it carries the context pointer. */
@@ -155,6 +169,10 @@ STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm
   row = stp__cfi_row(vm, rc, &uw->regs, &where);
 #endif
   if (row) {
+#ifndef STP_NO_CHAIN_CACHE
+    if (uw->ch_on)
+      stp__chain_uses(uw, row);
+#endif
 #ifdef STP_PROF_REPEAT_STEP  /* profiling: the CFI step twice (the first one undone) */
     struct stp_uregs saved = uw->regs;
     uint32_t stop2;
@@ -186,6 +204,7 @@ STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm
   }
   uw->pcs[n & STP_UW_MASK_BITS] = uw->regs.pc;
   uw->hash = stp_fnv_u64(uw->hash, uw->regs.pc);
+  uw->phash = stp_fnv_u64(uw->phash, uw->regs.pc);
   uw->n = n + 1;
   if (!uw->inexact)
     uw->exact = n + 1;
@@ -216,6 +235,7 @@ static __always_inline void stp__uwalk(struct stp_common *k)
   k->uw.inexact = 0;
   k->uw.fp_frames = 0;
   k->uw.hash = stp_fnv_u64(STP_FNV_OFFSET, tgid);
+  k->uw.phash = STP_FNV_OFFSET;
   k->uw.tgid = tgid;
   if (!r) {
     k->uw.stop = STP_STOP_NO_USER;
@@ -249,10 +269,31 @@ static __always_inline void stp__uwalk(struct stp_common *k)
     k->uw.leaf_keep = !(k->slot & 1);
     k->uw.pcs[0] = ip;
     k->uw.hash = stp_fnv_u64(k->uw.hash, ip);
+    k->uw.phash = stp_fnv_u64(STP_FNV_OFFSET, ip);
     k->uw.n = 1;
     k->uw.exact = 1;
     k->uw.stop = STP_STOP_END;
+#ifndef STP_NO_CHAIN_CACHE
+    /* The caller-chain cache (bpf/stp_bpf_uwalk_chain.h): task context, as the leaf row. */
+    k->uw.ch_on = 0;
+    if (k->uw.leaf_keep && vm) {
+      k->uw.ch_n = 0;
+      k->uw.ch_used = 0;
+      k->uw.ch_fp0 = k->uw.regs.fp;
+      k->uw.ch_bx0 = k->uw.regs.bx;
+      if (stp__chain_hit(&k->uw, vm))
+        goto walked;
+      k->uw.ch_on = 1;
+    }
+#endif
     bpf_loop((MAXBACKTRACE + 1) / 2, stp__uwalk_cb, &wc, 0);
+#ifndef STP_NO_CHAIN_CACHE
+    if (k->uw.ch_on) {
+      k->uw.ch_on = 0;
+      stp__chain_keep(&k->uw, vm, ip, k->uw.regs.sp0, STP_X86_64_PT_LR(r));
+    }
+walked:;
+#endif
   }
   s = stp__session();
   if (k->uw.mirror_miss)

@@ -99,6 +99,8 @@ STP_STACK_INLINE uint64_t stp_value_token(uint64_t v, int kind, int flags)
 #define STP_TOKEN_HEXID 'H'     /* ubacktrace() kept as a key: the digits are a stack id of the
                                    "stp_ubtstacks" map, printed as the hex list "0x... 0x... " */
 #define STP_TOKEN_LEN 19        /* start, letter, 16 hex digits, end (no NUL) */
+#define STP_TOKEN_KEY_SIZE 24   /* an array key field that only holds tokens (the token, its
+                                   NUL, padding to 8: translator/passes/backtrace_tokens.h) */
 
 /* buf (STP_TOKEN_LEN + 1 bytes) = the token's text and a NUL. No snprintf: BPF has none. */
 STP_STACK_INLINE void stp_token_str(char *buf, uint64_t token, char letter)

@@ -302,6 +302,9 @@ static __always_inline int64_t stp_n_str_len(struct stp_common *ck, const char *
   return (int64_t)strnlen(s, STP_MAXSTRINGLEN);
 }
 #define stp_str_lit(dst, lit) stp_n_str_copy(0, (dst), (lit))
+/* A key field sized for a ubacktrace() token (STP_TOKEN_KEY_SIZE, not MAXSTRINGLEN). */
+#define stp_token_key_copy(c, dst, src) \
+  do { strncpy((dst), (src), sizeof(dst) - 1); (dst)[sizeof(dst) - 1] = 0; } while (0)
 static __always_inline void stp_n_long_to_str(struct stp_common *ck, char *dst, int64_t v)
 {
   (void)ck;

@@ -130,9 +130,9 @@ static void stp_n_iter_begin(struct stp_common *ck, struct stp_iter *it, struct 
       int k;
       stp_n_sort.in_key = 1;
       for (k = 0; lay && k < col - 1 && lay->key_types[k]; k++)
-        off += lay->key_types[k] == 's' ? STP_MAXSTRINGLEN : 8;
+        off += lay->key_types[k] == 's' ? STP_MAXSTRINGLEN : lay->key_types[k] == 't' ? STP_TOKEN_KEY_SIZE : 8;
       stp_n_sort.off = off;
-      stp_n_sort.is_string = lay && lay->key_types[col - 1] == 's';
+      stp_n_sort.is_string = lay && (lay->key_types[col - 1] == 's' || lay->key_types[col - 1] == 't');
     }
     it->keys = keys;
     it->vals = vals;

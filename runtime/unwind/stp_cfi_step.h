@@ -207,10 +207,17 @@ STP_UNWIND_INLINE int stp_fp_fallback_step(struct stp_uregs *r, uint32_t *stop)
   return 1;
 }
 
+#if defined(STP_UWIN) && !defined(STP_CHAIN_READS)
+# define STP_CHAIN_READS 64  /* stack words a cached caller chain may depend on */
+#endif
+
 /* A walk in progress (lives in the probe context: BPF's 512-byte stack cannot hold the pcs). */
 struct stp_uwalk {
   struct stp_uregs regs;       /* the frame being unwound */
   uint64_t hash;               /* FNV-1a over tgid and pcs: the deferred token */
+#ifdef STP_UWIN
+  uint64_t phash;              /* FNV-1a over the pcs alone: ubacktrace()'s key (stackid.h) */
+#endif
   uint32_t n;                  /* pcs[0..n) */
   uint32_t exact;              /* pcs[0..exact) are exact */
   uint32_t stop;               /* enum stp_unwind_stop */
@@ -240,6 +247,16 @@ struct stp_uwalk {
                                   and stp_ubtstacks [1] (bpf/stp_bpf_stackid.h); 0: none */
   uint64_t snap_ns;            /* the time of this walk's stack copy (bpf/stp_bpf_usnap.h), which
                                   its USTACK record carries too: user space pairs the two by it */
+  /* The caller-chain cache (bpf/stp_bpf_uwalk_chain.h): what this walk read and used, so
+   * that a later walk from the same leaf can be answered after checking exactly that. */
+  uint32_t ch_on;              /* record this walk's reads (task context, a mirror) */
+  uint32_t ch_n;               /* reads recorded; > STP_CHAIN_READS: not cacheable */
+  uint32_t ch_used;            /* the leaf's registers the walk used (STP_CHAIN_USED_*) */
+  uint32_t ch_pad;
+  uint64_t ch_lo, ch_hi;       /* lowest and highest address read */
+  uint64_t ch_fp0, ch_bx0;     /* the leaf's fp and rbx */
+  uint64_t ch_addr[STP_CHAIN_READS];
+  uint64_t ch_val[STP_CHAIN_READS];
 #endif
 };
 

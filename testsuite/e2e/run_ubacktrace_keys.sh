@@ -17,22 +17,32 @@ if ! gcc -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -o "$P" "$PROGS
 fi
 
 KEYS='
-global s, t
+global s, t, u, n
 probe syscall.getppid {
   if (pid() == target()) {
     s[ubacktrace()] <<< 1
     t[ubacktrace() . ""] <<< 1
+    u[ubacktrace(), n++ % 2] <<< 1
   }
 }
 probe end {
   foreach (k in s-) { printf("T %d %s\n", @count(s[k]), k); print_ustack(k) }
   foreach (j in t) println("S ", @count(t[j]), " ", j)
+  foreach ([k, m-] in u) printf("U %d %d\n", m, @count(u[k, m]))
 }'
 t "keys: run" 0 '*' '' -- "$UKSTAP" -D MAXSTRINGLEN=512 -o "$T_TMP/keys.out" -e "$KEYS" \
   -c "$P $T_TMP/prog.out"
 t "keys: ubacktrace() keys = the program's paths, counts and libunwind stacks, whole past MAXSTRINGLEN" \
   0 '' '' -- python3 "$UKSTAP_TOP_SRCDIR/testsuite/e2e/ubt_keys_check.py" "$T_TMP/keys.out" \
   "$T_TMP/prog.out" 512
+
+# A key of tokens is token-sized (STP_TOKEN_KEY_SIZE, not MAXSTRINGLEN): a key after it is found
+# where the native sort looks (foreach sorted by the second key). Truth: the program's order of
+# events, paths 0 (3), 1 (5), 2 (7), numbered 0..14: (parity, count) per path and parity.
+t "keys: sorted by a long key after a token key" 0 $'1 1\n1 3\n1 3\n0 2\n0 2\n0 4\n' '' -- bash -c "
+  grep '^U ' '$T_TMP/keys.out' | awk '{print \$2, \$3}' > '$T_TMP/u.txt'
+  awk 'NR > 1 && \$1 > prev {print \"not sorted by m: line \" NR; exit 1} {prev = \$1}' '$T_TMP/u.txt' &&
+  sort -k1,1nr -k2,2n '$T_TMP/u.txt'"
 
 # Pass 3's C: how many ubacktrace() calls became stack-id tokens.
 tokens() {
@@ -42,6 +52,13 @@ tokens() {
 AGG='global s; probe syscall.getppid { s[ubacktrace()] <<< 1 } '
 t "analysis: stap's idiom (print_ustack, @count, sorted by count)" 0 '1
 ' '' -- tokens "$AGG"'probe end { foreach (k in s-) { print_ustack(k); println(@count(s[k])) } }'
+keysize() {
+  "$UKSTAP" -p3 -e "$1" 2> "$T_TMP/p3.err" | grep -o 'struct stp_key_s { char k0\[[A-Z_]*\]' || cat "$T_TMP/p3.err"
+}
+t "analysis: a key of tokens is token-sized" 0 'struct stp_key_s { char k0[STP_TOKEN_KEY_SIZE]
+' '' -- keysize "$AGG"'probe end { foreach (k in s-) { print_ustack(k); println(@count(s[k])) } }'
+t "analysis: a key of text is MAXSTRINGLEN-sized" 0 'struct stp_key_s { char k0[STP_MAXSTRINGLEN]
+' '' -- keysize "$AGG"'probe end { foreach (k in s) println(substr(k, 0, 10)) }'
 t "analysis: keys printed by print/printf %s, deleted, tested with in" 0 '1
 ' '' -- tokens "$AGG"'probe end { foreach ([k] in s) { printf("%s: %d\n", k, @count(s[k])); print(k); if (k in s) delete s[k] } }'
 t "analysis: a key passed through another array's key" 0 '1

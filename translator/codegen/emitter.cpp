@@ -257,7 +257,9 @@ class BodyEmitter : public ast::Visitor {
     line("STP_ZERO(c, &" + k + ");");
     for (size_t n = 0; n < vals.size(); ++n) {
       std::string field = k + ".k" + std::to_string(n);
-      if (mi->key_types[n] == Type::String)
+      if (mi->key_types[n] == Type::String && n < mi->token_keys.size() && mi->token_keys[n])
+        line("stp_token_key_copy(c, " + field + ", " + vals[n] + ");");  // a token-sized field
+      else if (mi->key_types[n] == Type::String)
         line("stp_str_copy(c, " + field + ", " + vals[n] + ");");
       else
         line(field + " = " + vals[n] + ";");
@@ -1409,10 +1411,14 @@ void Emitter::layout_globals() {
     mi.wrap = g->wrap;
     if (!mi.scalar) {
       types_ << "struct stp_key_" << n << " {";
-      for (size_t k = 0; k < g->index_types.size(); ++k)
-        types_ << (g->index_types[k] == Type::String ? " char k" + std::to_string(k) +
+      for (size_t k = 0; k < g->index_types.size(); ++k) {
+        // A key that only ever holds a ubacktrace() token: token-sized (the map hashes it).
+        mi.token_keys.push_back(g->index_types[k] == Type::String && a_.bt_tokens.is_token_key(g, k));
+        types_ << (mi.token_keys.back() ? " char k" + std::to_string(k) + "[STP_TOKEN_KEY_SIZE];"
+                   : g->index_types[k] == Type::String ? " char k" + std::to_string(k) +
                                                            "[STP_MAXSTRINGLEN];"
                                                      : " int64_t k" + std::to_string(k) + ";");
+      }
       types_ << " };\n";
     }
     std::string key = mi.scalar ? "struct stp_key_unit" : "struct stp_key_" + n;

@@ -37,6 +37,7 @@ struct MapInfo {
   bool stats = false;
   bool scalar = false;    // a stats scalar (key struct stp_key_unit)
   std::vector<ast::Type> key_types;
+  std::vector<bool> token_keys;  // string keys that hold only ubacktrace() tokens (sized so)
   ast::Type value_type = ast::Type::Long;
   int hist_kind = 0;      // 0 none, 1 log, 2 linear (STP_HIST_*)
   int64_t hist_start = 0, hist_stop = 0, hist_interval = 0;

@@ -183,8 +183,17 @@ BacktraceTokens find_backtrace_tokens(const Session& s) {
   Uses u(st);
   over_program(s, u);
   BacktraceTokens r;
+  std::set<Pos> roots;  // the sets of positions that hold tokens (and nothing else)
   for (auto& [p, call] : st.keyed)
-    if (!st.spoiled[st.find(p)]) r.calls.insert(call);
+    if (!st.spoiled[st.find(p)]) {
+      r.calls.insert(call);
+      roots.insert(st.find(p));
+    }
+  std::vector<Pos> all;
+  for (auto& [p, parent] : st.parent) all.push_back(p);
+  for (auto& [p, call] : st.keyed) all.push_back(p);
+  for (const Pos& p : all)
+    if (roots.count(st.find(p))) r.key_positions.insert(p);
   return r;
 }
 

@@ -23,6 +23,11 @@ struct BacktraceTokens {
   // ubacktrace() calls whose value becomes a stack-id token (codegen/emitter.cpp).
   std::set<const ast::FunctionCall*> calls;
   bool is_token(const ast::FunctionCall* c) const { return calls.count(c) > 0; }
+  // Array key positions (array, index) that hold only such tokens: their key field is sized
+  // for a token (STP_TOKEN_KEY_SIZE), not MAXSTRINGLEN, so the map hashes 24 bytes per lookup
+  // instead of 512 (`s[ubacktrace()] <<< 1` then costs what `s[ustack_id()] <<< 1` does).
+  std::set<std::pair<const ast::Vardecl*, size_t>> key_positions;
+  bool is_token_key(const ast::Vardecl* g, size_t i) const { return key_positions.count({g, i}) > 0; }
 };
 
 // The analysis over every probe and function in use. Conservative: an array key position

@@ -1,0 +1,30 @@
+#!/bin/bash
+# The caller-chain cache (runtime/bpf/stp_bpf_uwalk_chain.h): walks from the same leaf (pc, sp,
+# registers) whose caller chains differ higher up the stack, interleaved, each event's stack
+# and each ustack_id() key's stack and count as the program saw them. Truth: the program's own
+# sequence of paths and libunwind's stack of each (progs/chain_cache_prog.c). Each event walks
+# twice (ustack_id(), then print_ubacktrace(): the second from the cache). Root only; under
+# CI=true not being root is a failure, never a skip.
+. "$(dirname "$0")/../e2e-lib.sh"
+t_require_root || { t_done; exit; }
+export XDG_CACHE_HOME="$T_TMP/cache"
+P="$T_TMP/chain_cache_prog"
+if ! gcc -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -fno-ipa-icf -o "$P" \
+       "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/chain_cache_prog.c" -lunwind 2> "$T_TMP/gcc.err"; then
+  echo "FAIL: cannot build the test program"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
+fi
+S='
+global s
+probe syscall.getppid {
+  if (pid() == target()) {
+    s[ustack_id()] <<< 1
+    printf("E\n")
+    print_ubacktrace()
+  }
+}
+probe end { foreach (k in s) { printf("T %d\n", @count(s[k])); print_ustack_id(k) } }'
+t "run" 0 '*' '' -- "$UKSTAP" -o "$T_TMP/stacks.out" -e "$S" -c "$P $T_TMP/prog.out"
+t "each event's stack and each ustack_id() key = the program's path and libunwind's stack" \
+  0 '' '' -- python3 "$UKSTAP_TOP_SRCDIR/testsuite/e2e/chain_cache_check.py" "$T_TMP/stacks.out" \
+  "$T_TMP/prog.out"
+t_done
