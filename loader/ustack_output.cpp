@@ -12,6 +12,7 @@
 
 #include "common/stp_records.h"
 #include "common/stp_stack_abi.h"
+#include "vma-tracker/symbol_demangle.h"
 #include "vma-tracker/symbolizer.h"
 #include "vma-tracker/tracker.h"
 
@@ -87,7 +88,7 @@ Frame UserStacks::resolve(int pid, uint64_t pc, uint64_t t_ns, bool caller, bool
   if (want_line && f->source_line(caller && vaddr ? vaddr - 1 : vaddr, file, line))
     r.src = file + ":" + std::to_string(line);
   if (found) {
-    r.name = hit.name;
+    r.name = demangle_ ? sym::demangle(hit.name) : hit.name;
     r.offset = vaddr - hit.start;
     r.size = hit.size;
   }

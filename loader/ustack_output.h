@@ -38,6 +38,9 @@ class UserStacks {
 
   // The pid that addresses from native probes (pid 0) resolve against first: -c / -x.
   void set_target(int pid) { target_pid_ = pid; }
+  // Function names demangled (C++ `_Z...` -> `ns::f(int)`, vma-tracker/symbol_demangle.h) in
+  // every text and frame from here on; off: the ELF names, as SystemTap prints them.
+  void set_demangle(bool on) { demangle_ = on; }
   // Probe points by probe id, for `<no user backtrace at PP>`.
   void set_probe_points(std::vector<std::string> pps) { pps_ = std::move(pps); }
   // Where ustack_id() stacks are read (the BPF map "stp_ustacks"; null: none).
@@ -114,6 +117,7 @@ class UserStacks {
   vma::Tracker& tracker_;
   sym::Symbolizer& sym_;
   int target_pid_ = 0;
+  bool demangle_ = false;
   std::vector<std::string> pps_;
   std::unordered_map<uint64_t, std::string> tokens_;
   const StackIds* stack_ids_ = nullptr;
