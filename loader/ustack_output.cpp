@@ -1,6 +1,7 @@
 // USTACK records -> SystemTap's backtrace and symbol texts (see ustack_output.h).
 #include "loader/ustack_output.h"
 #include "loader/deferred_unwind.h"
+#include "loader/stack_cut_note.h"
 #include "loader/stack_hex_tokens.h"
 #include "loader/stack_ids.h"
 #include "loader/stack_tokens.h"
@@ -144,8 +145,17 @@ std::string UserStacks::source_text(int pid, uint64_t addr, uint64_t t_ns, int f
   return std::to_string(line);
 }
 
+void UserStacks::add_cut_note(std::string& text, int flags, uint32_t stop, const WalkEnd& end) {
+  if (!(flags & (_STP_SYM_FULL | _STP_SYM_BRIEF | _STP_SYM_SIMPLE)) || text.empty()) return;
+  text += stack_cut_note(end.cut_here ? (uint32_t)STP_STOP_BAD_FRAME : stop,
+                         end.outermost && !end.cut_here);
+}
+
 void UserStacks::walk(int pid, uint64_t t_ns, const std::vector<Pc>& pcs, int flags,
-                      std::vector<Frame>* frames, std::string* text) {
+                      std::vector<Frame>* frames, std::string* text, WalkEnd* end) {
+  WalkEnd local;
+  if (!end) end = &local;
+  *end = WalkEnd{};
   for (size_t i = 0; i < pcs.size(); ++i) {
     const uint64_t pc = pcs[i].pc;
     int p = pick_pid(pid, pc, t_ns);
@@ -158,13 +168,15 @@ void UserStacks::walk(int pid, uint64_t t_ns, const std::vector<Pc>& pcs, int fl
         ++this->frames;
         frames->push_back(hit->second);
         if (text) *text += format_one(hit->second, flags);
+        end->outermost = is_outermost_frame(hit->second.name);
         continue;
       }
     } else if (m) {
       auto hit = text_cache_.find(key);
       if (hit != text_cache_.end()) {
         ++this->frames;
-        if (text) *text += hit->second;
+        if (text) *text += hit->second.text;
+        end->outermost = hit->second.outermost;
         continue;
       }
     }
@@ -175,19 +187,21 @@ void UserStacks::walk(int pid, uint64_t t_ns, const std::vector<Pc>& pcs, int fl
       // A frame-pointer walk through code that does not keep one reads garbage: a "return
       // address" outside all code ends the stack rather than printing an invented frame.
       cut_frames += pcs.size() - i;
+      end->cut_here = true;
       break;
     }
     ++this->frames;
     if (r.name.empty()) ++unresolved_frames;
     std::string t = format_one(r, flags);
     if (text) *text += t;
+    end->outermost = is_outermost_frame(r.name);
     if (m && frames) {
       if (frame_cache_.size() >= kFrameCacheMax) frame_cache_.clear();
       frames->push_back(r);
       frame_cache_.emplace(key, std::move(r));
     } else if (m) {
       if (text_cache_.size() >= kFrameCacheMax) text_cache_.clear();
-      text_cache_.emplace(key, std::move(t));
+      text_cache_.emplace(key, TextEntry{std::move(t), end->outermost});
     } else if (frames) {
       frames->push_back(std::move(r));
     }
@@ -251,7 +265,9 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
       ++stops[stop & STP_STOP_MASK];
       std::vector<Pc> pcs;
       for (size_t i = 0; i < raw.size(); ++i) pcs.push_back({raw[i], i >= exact});
-      walk((int)u.pid, u.time_ns, pcs, flags, frames_out, frames_out ? nullptr : &text);
+      WalkEnd end;
+      walk((int)u.pid, u.time_ns, pcs, flags, frames_out, frames_out ? nullptr : &text, &end);
+      add_cut_note(text, flags, stop, end);
       break;
     }
     case STP_USTACK_HEXSTR: {
@@ -288,7 +304,9 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
       }
       std::vector<Pc> pcs;
       for (size_t i = 0; i < st->pcs.size(); ++i) pcs.push_back({st->pcs[i], i >= st->h.exact});
-      walk((int)st->h.pid, st->h.time_ns, pcs, flags, frames_out, frames_out ? nullptr : &text);
+      WalkEnd end;
+      walk((int)st->h.pid, st->h.time_ns, pcs, flags, frames_out, frames_out ? nullptr : &text, &end);
+      add_cut_note(text, flags, st->h.stop, end);
       break;
     }
     case STP_USTACK_SYM: {

@@ -81,8 +81,17 @@ class UserStacks {
   int pick_pid(int pid, uint64_t pc, uint64_t t_ns);
   // Resolves `pcs` into `frames` and/or their `text` (either may be null); an inexact frame
   // outside code ends the stack.
+  // `end` (may be null) is set to how the printed stack ends: its last frame is an outermost
+  // one (stack_cut_note.h), or user space cut it at a frame outside code.
+  struct WalkEnd {
+    bool outermost = false;
+    bool cut_here = false;
+  };
   void walk(int pid, uint64_t t_ns, const std::vector<Pc>& pcs, int flags,
-            std::vector<Frame>* frames, std::string* text);
+            std::vector<Frame>* frames, std::string* text, WalkEnd* end = nullptr);
+  // `text` += the note of a stack stopped for `stop` (stack_cut_note.h) in the multi-line
+  // backtrace formats.
+  static void add_cut_note(std::string& text, int flags, uint32_t stop, const WalkEnd& end);
   // Both outputs of record(): the text, or (frames non-null) the frames instead.
   std::string decode(uint16_t flags, const stp_ustack& u, const unsigned char* p, size_t n,
                      std::string& error, std::vector<Frame>* frames);
@@ -110,7 +119,11 @@ class UserStacks {
   static constexpr size_t kFrameCacheMax = 65536;
   // A run prints text or collects profile samples, never both: each has its cache, so a text
   // run's entries stay as small as its text (a Frame's strings would double them).
-  std::unordered_map<FrameKey, std::string, FrameKeyHash> text_cache_;
+  struct TextEntry {
+    std::string text;
+    bool outermost;  // the frame's function starts every stack (stack_cut_note.h)
+  };
+  std::unordered_map<FrameKey, TextEntry, FrameKeyHash> text_cache_;
   std::unordered_map<FrameKey, Frame, FrameKeyHash> frame_cache_;
   uint64_t drained_at_ns_ = 0;  // events before this time: their mappings are all known
 
