@@ -13,6 +13,7 @@
 
 #include "common/stp_records.h"
 #include "common/stp_stack_abi.h"
+#include "common/stp_strings.h"
 #include "vma-tracker/symbol_demangle.h"
 #include "vma-tracker/symbolizer.h"
 #include "vma-tracker/tracker.h"
@@ -124,6 +125,26 @@ std::string UserStacks::format_one(const Frame& r, int flags) {
     return " " + hex(pc) + " [" + r.module + "+" + hex(r.mod_offset) + "/" + hex(r.mod_size) + "]" +
            ex + "\n";
   return " " + hex(pc) + ex + "\n";
+}
+
+std::string UserStacks::format_list(int pid, uint64_t t_ns, const std::string& list) {
+  std::string out;
+  size_t i = 0;
+  while (i < list.size()) {
+    size_t j = list.find(' ', i);
+    if (j == std::string::npos) j = list.size();
+    if (j > i) {
+      std::string tok = list.substr(i, j - i);
+      // strtol(tok, 16) as the script's: the same parser (common/stp_strings.h), which indexes
+      // modulo its power-of-two capacity.
+      std::string buf(tok, 0, 4095);
+      buf.resize(4096, '\0');
+      uint64_t addr = (uint64_t)stp_s_strtol(buf.c_str(), 16, 4096);
+      out += " " + tok + " : " + format_one(resolve(pid, addr, t_ns, false), _STP_SYM_DATA) + "\n";
+    }
+    i = j + 1;
+  }
+  return out;
 }
 
 std::string UserStacks::source_text(int pid, uint64_t addr, uint64_t t_ns, int flags) {
@@ -280,6 +301,10 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
       // A ubacktrace() key kept as a stack id: its own process and time, not this record's.
       const StoredStack* st = nullptr;
       s = expand_hexid_tokens(s, hex_stack_ids_, &st);
+      if (flags & _STP_SYM_LIST) {  // print_usyms: every address as usymdata, none as a caller
+        text = format_list(st ? (int)st->h.pid : (int)u.pid, st ? st->h.time_ns : u.time_ns, s);
+        break;
+      }
       std::vector<Pc> pcs;
       for (uint64_t pc : parse_hex_list(s)) pcs.push_back({pc, false});
       walk(st ? (int)st->h.pid : (int)u.pid, st ? st->h.time_ns : u.time_ns, pcs, flags, frames_out,

@@ -96,6 +96,9 @@ class UserStacks {
   std::string decode(uint16_t flags, const stp_ustack& u, const unsigned char* p, size_t n,
                      std::string& error, std::vector<Frame>* frames);
   static std::string format_one(const Frame& f, int flags);
+  // print_usyms/sprint_usyms (_STP_SYM_LIST): ` ADDR : usymdata\n` per address of `list` as
+  // written (space-separated), resolved in process `pid` at time `t_ns`.
+  std::string format_list(int pid, uint64_t t_ns, const std::string& list);
   // usymfile/usymline/usymfileline (_STP_SYM_FILE, _STP_SYM_LINE): the address's source file
   // and line from DWARF line tables; the hex address when the one asked for is unknown.
   std::string source_text(int pid, uint64_t addr, uint64_t t_ns, int flags);
