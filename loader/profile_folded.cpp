@@ -8,6 +8,10 @@
 namespace ukstap::profile {
 
 std::string frame_label(const Frame& f) {
+  return f.kernel ? frame_name(f) + "_[k]" : frame_name(f);
+}
+
+std::string frame_name(const Frame& f) {
   std::string s;
   if (!f.name.empty()) {
     s = f.name;
@@ -22,7 +26,6 @@ std::string frame_label(const Frame& f) {
   // flamegraph.pl, inferno and speedscope read it and stackcollapse-perf.pl writes it.
   for (char& c : s)
     if (c == ';' || c == '\n') c = '_';
-  if (f.kernel) s += "_[k]";
   return s;
 }
 

@@ -17,6 +17,7 @@ namespace ukstap::profile {
 namespace {
 
 constexpr double kWidth = 1200, kPad = 10, kFrameH = 16, kTop = 60, kBottom = 40, kMinPx = 0.1;
+constexpr size_t kTitleChars = 80;  // ~11 px each: 880 px centred, clear of the 100 px buttons
 
 struct Node {
   std::string name;
@@ -70,7 +71,11 @@ struct Writer {
   size_t dropped = 0;
   double height = 0;
 
+  // The depth of the drawn frames only: a rare deep stack (a 128-frame recursion in one sample
+  // of a system-wide profile) is narrower than kMinPx and not drawn, and counting it made a
+  // graph 2,000 px taller than its flame, opening on empty space.
   void depth_of(const Node& n, int d) {
+    if (n.total * scale < kMinPx) return;
     max_depth = std::max(max_depth, d);
     for (auto& [k, c] : n.kids) depth_of(*c, d + 1);
   }
@@ -228,10 +233,14 @@ std::string to_svg(const Profile& p) {
                 kWidth, w.height, kWidth, w.height);
   std::string out = head;
   char line[512];
-  std::snprintf(line, sizeof line,
-                "<text x=\"%.0f\" y=\"24\" text-anchor=\"middle\" style=\"font-size:17px\">%s</text>\n",
-                kWidth / 2, xml_escape(p.title).c_str());
-  out += line;
+  // The title between "Reset Zoom" and "Search" (kTitleChars at 17 px, as wide as Verdana's
+  // and DejaVu Sans's widest lower-case runs); a longer one (a long -c command) is cut with
+  // ".." and whole in its tooltip.
+  std::string title = p.title;
+  if (title.size() > kTitleChars) title = title.substr(0, kTitleChars - 2) + "..";
+  out += "<text x=\"" + std::to_string(int(kWidth / 2)) +
+         "\" y=\"24\" text-anchor=\"middle\" style=\"font-size:17px\"><title>" + xml_escape(p.title) +
+         "</title>" + xml_escape(title) + "</text>\n";
   std::snprintf(line, sizeof line,
                 "<text x=\"%.0f\" y=\"44\" text-anchor=\"middle\">%llu samples%s%s</text>\n",
                 kWidth / 2, (unsigned long long)root.total,
