@@ -12,12 +12,27 @@ bool is_outermost_frame(const std::string& name) {
          name == "clone" || name == "_dl_start_user";
 }
 
-std::string stack_cut_note(uint32_t stop, bool outermost) {
+namespace {
+
+// The stop reason's name when a walk that stopped for `stop` is incomplete, else null.
+const char* cut_reason(uint32_t stop, bool outermost) {
   static const char* names[] = STP_UNWIND_STOP_NAMES;
   stop &= STP_STOP_MASK;
   if (outermost || stop == STP_STOP_END || stop == STP_STOP_NO_USER || stop >= STP_STOP_NR)
-    return "";
-  return std::string("<user stack cut short: ") + names[stop] + ">\n";
+    return nullptr;
+  return names[stop];
+}
+
+}  // namespace
+
+std::string stack_cut_note(uint32_t stop, bool outermost) {
+  const char* why = cut_reason(stop, outermost);
+  return why ? std::string("<user stack cut short: ") + why + ">\n" : "";
+}
+
+std::string stack_cut_frame(uint32_t stop, bool outermost) {
+  const char* why = cut_reason(stop, outermost);
+  return why ? std::string("[user stack cut short: ") + why + "]" : "";
 }
 
 }  // namespace ukstap::loader

@@ -27,4 +27,9 @@ bool is_outermost_frame(const std::string& name);
 // its outermost frame, or has no user context at all.
 std::string stack_cut_note(uint32_t stop, bool outermost);
 
+// The same for a profile: the outermost frame's name of such a stack, "[user stack cut short:
+// REASON]" (a flame graph then shows every stack cut short for one reason under one box, not
+// each as a tower of its own beside the complete ones); "" when the stack is complete.
+std::string stack_cut_frame(uint32_t stop, bool outermost);
+
 }  // namespace ukstap::loader

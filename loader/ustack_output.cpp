@@ -172,6 +172,14 @@ void UserStacks::add_cut_note(std::string& text, int flags, uint32_t stop, const
                          end.outermost && !end.cut_here);
 }
 
+void UserStacks::add_cut_frame(std::vector<Frame>* frames, uint32_t stop, const WalkEnd& end) {
+  if (!frames || frames->empty()) return;
+  Frame f;
+  f.name = stack_cut_frame(end.cut_here ? (uint32_t)STP_STOP_BAD_FRAME : stop,
+                           end.outermost && !end.cut_here);
+  if (!f.name.empty()) frames->push_back(std::move(f));
+}
+
 void UserStacks::walk(int pid, uint64_t t_ns, const std::vector<Pc>& pcs, int flags,
                       std::vector<Frame>* frames, std::string* text, WalkEnd* end) {
   WalkEnd local;
@@ -289,6 +297,7 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
       WalkEnd end;
       walk((int)u.pid, u.time_ns, pcs, flags, frames_out, frames_out ? nullptr : &text, &end);
       add_cut_note(text, flags, stop, end);
+      add_cut_frame(frames_out, stop, end);
       break;
     }
     case STP_USTACK_HEXSTR: {
@@ -332,6 +341,7 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
       WalkEnd end;
       walk((int)st->h.pid, st->h.time_ns, pcs, flags, frames_out, frames_out ? nullptr : &text, &end);
       add_cut_note(text, flags, st->h.stop, end);
+      add_cut_frame(frames_out, st->h.stop, end);
       break;
     }
     case STP_USTACK_SYM: {

@@ -92,6 +92,8 @@ class UserStacks {
   // `text` += the note of a stack stopped for `stop` (stack_cut_note.h) in the multi-line
   // backtrace formats.
   static void add_cut_note(std::string& text, int flags, uint32_t stop, const WalkEnd& end);
+  // The same for a profile sample: a last frame "[user stack cut short: REASON]".
+  static void add_cut_frame(std::vector<Frame>* frames, uint32_t stop, const WalkEnd& end);
   // Both outputs of record(): the text, or (frames non-null) the frames instead.
   std::string decode(uint16_t flags, const stp_ustack& u, const unsigned char* p, size_t n,
                      std::string& error, std::vector<Frame>* frames);
