@@ -67,6 +67,7 @@ ns = '{http://www.w3.org/2000/svg}'
 root = ET.parse('$T_TMP/p.svg').getroot()
 w = {'spin_a': 0.0, 'spin_b': 0.0}
 for g in root.iter(ns + 'g'):
+    if g.get('class') != 'f': continue  # the header
     title = g.find(ns + 'title').text
     m = re.match(r'(.+) \((\d+) samples?, ([0-9.]+)%\)', title)  # a name may have spaces
     if not m: sys.exit('bad tooltip: ' + title)

@@ -40,14 +40,14 @@ import sys, xml.etree.ElementTree as ET
 ns = '{http://www.w3.org/2000/svg}'
 svg = ET.parse('$T_TMP/p.svg').getroot()
 h = float(svg.get('height')); vb = [float(v) for v in svg.get('viewBox').split()]
-ys = [(float(r.get('y')), float(r.get('height'))) for g in svg.iter(ns + 'g') for r in g.findall(ns + 'rect')]
+ys = [(float(r.get('y')), float(r.get('height'))) for g in svg.iter(ns + 'g') if g.get('class') == 'f' for r in g.findall(ns + 'rect')]
 top, bottom = min(y for y, _ in ys), max(y + hh for y, hh in ys)
 ok = vb[3] == h and abs(top - 60) < 0.5 and bottom <= h - 30
 sys.exit(0 if ok else 'height %s viewBox %s frames %s..%s' % (h, vb, top, bottom))"
 t "svg: the whole -c command is the title's tooltip" 0 '' '' -- python3 -c "
 import sys, xml.etree.ElementTree as ET
 ns = '{http://www.w3.org/2000/svg}'
-t = [x for x in ET.parse('$T_TMP/p.svg').getroot().findall(ns + 'text') if x.find(ns + 'title') is not None][0]
+t = [x for x in ET.parse('$T_TMP/p.svg').getroot().iter(ns + 'text') if x.find(ns + 'title') is not None][0]
 sys.exit(0 if t.find(ns + 'title').text.endswith(' -c $CMD') else t.find(ns + 'title').text)"
 # Rendered: the SVG inline in a page whose script writes each header text's box into the DOM.
 python3 - "$T_TMP/p.svg" "$T_TMP/p.html" <<'PY'
@@ -56,7 +56,7 @@ svg = open(sys.argv[1]).read().split("\n", 1)[1]
 open(sys.argv[2], "w").write("<!DOCTYPE html><html><body style='margin:0'>" + svg + """<script>
 window.addEventListener('load', function () {
   var out = [];
-  document.querySelectorAll('svg > text').forEach(function (t) {
+  document.querySelectorAll('#hdr > text').forEach(function (t) {
     var b = t.getBBox(); out.push((t.id || 'text') + ':' + b.x.toFixed(1) + ':' + (b.x + b.width).toFixed(1));
   });
   document.body.setAttribute('data-boxes', out.join(' '));
@@ -68,6 +68,23 @@ t "svg (Chromium): the title lies between 'Reset Zoom' and 'Search'" 0 '' '' -- 
   title=\$(grep '^text:' '$T_TMP/boxes' | head -n 1); zoom=\$(grep '^unzoom:' '$T_TMP/boxes'); search=\$(grep '^search:' '$T_TMP/boxes')
   awk -v t=\"\$title\" -v z=\"\$zoom\" -v s=\"\$search\" 'BEGIN {split(t, a, \":\"); split(z, b, \":\"); split(s, c, \":\");
     if (a[2] > b[3] + 10 && a[3] < c[2] - 10 && c[2] > 1000) exit 0; print t, z, s; exit 1}'"
+
+# A flame taller than the window (80 frames of recursion): the SVG opens scrolled to its
+# bottom, where the root frame is, with the header moved into view (Chromium, 1200x800 window).
+X="$T_TMP/cxx_names"
+t "svg taller than the window: run" 0 '' '' -- bash -c "
+  g++ -O2 -o '$X' '$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/cxx_names.cpp' && '$UKSTAP' --profile=499 -o '$T_TMP/deep.svg' -c '$X 0.4 deep'"
+t "svg taller than the window (Chromium): opens on the root frame, header in view" 0 '' '' -- bash -c "
+  timeout 60 chromium --headless --no-sandbox --disable-gpu --window-size=1200,800 --dump-dom 'file://$T_TMP/deep.svg' 2>/dev/null > '$T_TMP/deep.dom'
+  python3 -c \"
+import re, sys
+d = open('$T_TMP/deep.dom').read()
+h = float(re.search(r'<svg[^>]* height=.([0-9.]+)', d).group(1))
+m = re.search(r'<g id=.hdr. transform=.translate\\(0,([0-9.]+)\\)', d)
+root = re.search(r'<g class=.f. data-x=.0. data-w=.[0-9]+. data-d=.0.><title>[^<]*</title><rect x=.[0-9.]+. y=.([0-9.]+).', d)
+top = float(m.group(1)) if m else -1
+ok = h > 1200 and root and top > 0 and top <= float(root.group(1)) <= top + 700
+sys.exit(0 if ok else 'height %s, scrolled to %s, root frame at %s' % (h, top, root and root.group(1)))\""
 
 # --- pprof: kernel frames by mapping, plain names ----------------------------------------------
 export HOME="$T_TMP/gohome" GOCACHE="$T_TMP/gohome/cache" GOPATH="$T_TMP/gohome/go"

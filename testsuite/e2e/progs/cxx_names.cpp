@@ -2,6 +2,7 @@
 // (run_demangle.sh): a namespace, a class template, an overloaded operator and a std::string
 // parameter. `cxx_names SECONDS` spins in Spinner<3>::spin for SECONDS (timer samples), then
 // makes one getppid() from inside the same frames (a syscall probe's backtrace).
+// `cxx_names SECONDS deep` does the same under 80 frames of dive() (a tall flame graph).
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -34,10 +35,19 @@ struct Spinner {
 
 }  // namespace shapes
 
+NOINLINE long dive(int n, double seconds) {
+  if (n == 0) {
+    shapes::Spinner<3> s;
+    return s(std::string("tag"), seconds);
+  }
+  long r = dive(n - 1, seconds);
+  sink = sink + r;  // work after the call: no tail call
+  return r;
+}
+
 int main(int argc, char** argv) {
   double seconds = argc > 1 ? std::atof(argv[1]) : 0.0;
-  shapes::Spinner<3> s;
-  long r = s(std::string("tag"), seconds);
+  long r = dive(argc > 2 && std::string(argv[2]) == "deep" ? 80 : 0, seconds);
   sink = sink + r;
   return 0;
 }
