@@ -694,7 +694,7 @@ def check_output(v, o, res, expected, warm):
             note.append("ukstap: %d records dropped" % u.dropped)
         if u.bpf_ns:
             note.append("BPF %s ns/event (-vv)" % f_int(u.bpf_ns))
-        if u.ended and not re.fullmatch(r"end of stack \d+", u.ended):
+        if u.ended and not re.fullmatch(r"\d+ end of stack", u.ended):
             note.append("walks ended by: " + u.ended)
     if s.problem and s.ok is not None and s.ok < s.events:
         note.append("%s of %s stacks: %s" % (f_int(s.events - s.ok), f_int(s.events), s.problem))
@@ -902,7 +902,7 @@ def check3(v, o, res, marker=None, leaf="__getdents64"):
         u = uk_stats(res.err)
         if u.dropped:
             note.append("ukstap: %d records dropped" % u.dropped)
-        if u.ended and not re.fullmatch(r"end of stack \d+", u.ended):
+        if u.ended and not re.fullmatch(r"\d+ end of stack", u.ended):
             note.append("walks ended by: " + u.ended)
     if s is None:
         return Res(events=None, start=0, frames=None, note="; ".join(note))

@@ -49,7 +49,8 @@ void ExitReport::user_stacks() {
         continue;
       if (!n) continue;
       cut += n;
-      why += (why.empty() ? "" : ", ") + std::string(names[i]) + " " + std::to_string(n);
+      // The count before the reason: "depth limit (MAXBACKTRACE) 1" read as MAXBACKTRACE=1.
+      why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + names[i];
     }
     if (cut)
       diag_.stream() << "WARNING: " << cut << " of " << total
@@ -63,7 +64,7 @@ void ExitReport::user_stacks() {
   for (int i = 0; i < STP_STOP_NR; i++) {
     uint64_t n = session->ustack_stops[i];
     if (!n) continue;
-    d << (any ? ", " : " ") << names[i] << " " << n;
+    d << (any ? ", " : " ") << n << " " << names[i];
     any = true;
   }
   d << (any ? "\n" : " none\n");

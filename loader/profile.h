@@ -26,6 +26,9 @@ struct Profile {
 // A frame as folded stacks and the flame graph name it: the function, else "[module]" (the
 // file's base name) or "[unknown]"; kernel frames get FlameGraph's "_[k]" suffix.
 std::string frame_label(const Frame& f);
+// The same without the "_[k]" suffix: pprof tells kernel frames by their mapping
+// ("[kernel.kallsyms]", as perf's converters name it) and the function's file ("kernel").
+std::string frame_name(const Frame& f);
 
 // "comm;root;...;leaf COUNT\n" per distinct stack, sorted.
 std::string to_folded(const Profile& p);

@@ -8,6 +8,10 @@
 namespace ukstap::profile {
 
 std::string frame_label(const Frame& f) {
+  return f.kernel ? frame_name(f) + "_[k]" : frame_name(f);
+}
+
+std::string frame_name(const Frame& f) {
   std::string s;
   if (!f.name.empty()) {
     s = f.name;
@@ -17,10 +21,11 @@ std::string frame_label(const Frame& f) {
   } else {
     s = "[unknown]";
   }
-  // ';' separates frames and a space ends the stack in this format: neither may appear inside.
+  // ';' separates frames and a line is one stack: neither may appear inside. Spaces may (a
+  // demangled C++ name has them): the count is what follows the line's last space, as
+  // flamegraph.pl, inferno and speedscope read it and stackcollapse-perf.pl writes it.
   for (char& c : s)
-    if (c == ';' || c == ' ' || c == '\n') c = '_';
-  if (f.kernel) s += "_[k]";
+    if (c == ';' || c == '\n') c = '_';
   return s;
 }
 

@@ -4,7 +4,8 @@
 // Locations are per (module, address): ASLR gives each process its own addresses, so the same
 // function in two processes is two locations of one Function. Mappings are per module file
 // (pprof wants an address range per mapping: the range its locations span). Kernel frames
-// belong to a "[kernel.kallsyms]" mapping as perf names it.
+// belong to a "[kernel.kallsyms]" mapping as perf names it, and their function's file is
+// "kernel" (or the kernel module's name): names carry no folded-stack "_[k]" suffix.
 #include <zlib.h>
 
 #include <algorithm>
@@ -86,11 +87,12 @@ bool to_pprof(const Profile& prof, std::string& out, std::string& why) {
     mp->set_has_functions(true);
   }
 
-  std::map<std::string, uint64_t> functions;                     // label -> id
-  std::map<std::pair<std::string, uint64_t>, uint64_t> locations;  // (module, addr) -> id
+  // Functions by (name, file): a kernel function and a user one of the same name stay two.
+  std::map<std::pair<std::string, std::string>, uint64_t> functions;  // -> id
+  std::map<std::pair<std::string, uint64_t>, uint64_t> locations;     // (module, addr) -> id
   auto function_id = [&](const Frame& f) {
-    std::string label = frame_label(f);
-    auto [it, added] = functions.try_emplace(label, functions.size() + 1);
+    std::string label = frame_name(f);
+    auto [it, added] = functions.try_emplace({label, f.module}, functions.size() + 1);
     if (added) {
       auto* fn = p.add_function();
       fn->set_id(it->second);

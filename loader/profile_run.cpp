@@ -13,6 +13,7 @@
 
 #include "loader/output.h"
 #include "loader/passes.h"
+#include "loader/profile_summary.h"
 
 namespace ukstap::loader {
 
@@ -69,9 +70,6 @@ int run_profile(Session& s, const std::string& format, const std::string& dest) 
   std::cout.flush();
   if (rc != 0) return rc;
 
-  if (tty)
-    std::cerr << "ukstap: writing " << p.samples.size() << " samples as " << format
-              << (dest.empty() || dest == "-" ? "" : " to " + dest) << "\n";
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   p.hz = opts.profile_hz;
   p.duration_ns = static_cast<int64_t>(secs * 1e9);
@@ -88,6 +86,7 @@ int run_profile(Session& s, const std::string& format, const std::string& dest) 
     std::cerr << "ukstap: " << why << "\n";
     return 1;
   }
+  if (tty) std::cerr << profile::summary(p, format, dest, secs);
   return 0;
 }
 

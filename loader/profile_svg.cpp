@@ -17,6 +17,7 @@ namespace ukstap::profile {
 namespace {
 
 constexpr double kWidth = 1200, kPad = 10, kFrameH = 16, kTop = 60, kBottom = 40, kMinPx = 0.1;
+constexpr size_t kTitleChars = 80;  // ~11 px each: 880 px centred, clear of the 100 px buttons
 
 struct Node {
   std::string name;
@@ -70,7 +71,11 @@ struct Writer {
   size_t dropped = 0;
   double height = 0;
 
+  // The depth of the drawn frames only: a rare deep stack (a 128-frame recursion in one sample
+  // of a system-wide profile) is narrower than kMinPx and not drawn, and counting it made a
+  // graph 2,000 px taller than its flame, opening on empty space.
   void depth_of(const Node& n, int d) {
+    if (n.total * scale < kMinPx) return;
     max_depth = std::max(max_depth, d);
     for (auto& [k, c] : n.kids) depth_of(*c, d + 1);
   }
@@ -171,6 +176,16 @@ document.addEventListener('click', function (e) {
   else if (e.target.id === 'unzoom') unzoom();
   else if (e.target.id === 'search') { var re = prompt('Search (regular expression):'); if (re) search(re); }
 });
+/* A graph taller than the window (a deep stack) opens on its flame: scrolled to the bottom,
+   where the root is; the header follows the scroll. */
+function keepHeader() {
+  document.getElementById('hdr').setAttribute('transform', 'translate(0,' + (window.scrollY || 0) + ')');
+}
+window.addEventListener('scroll', keepHeader);
+window.addEventListener('load', function () {
+  window.scrollTo(0, document.documentElement.scrollHeight);
+  keepHeader();
+});
 /* For scripted checks: #zoom=NAME clicks the widest frame named NAME once the page loads. */
 window.addEventListener('load', function () {
   var m = /[#&]zoom=([^&]*)/.exec(location.hash);
@@ -226,23 +241,27 @@ std::string to_svg(const Profile& p) {
                 "#unzoom, #search { cursor: pointer; }</style>\n"
                 "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n",
                 kWidth, w.height, kWidth, w.height);
-  std::string out = head;
+  std::string out = head, hdr;  // hdr: the header's texts, drawn last (over the frames)
   char line[512];
-  std::snprintf(line, sizeof line,
-                "<text x=\"%.0f\" y=\"24\" text-anchor=\"middle\" style=\"font-size:17px\">%s</text>\n",
-                kWidth / 2, xml_escape(p.title).c_str());
-  out += line;
+  // The title between "Reset Zoom" and "Search" (kTitleChars at 17 px, as wide as Verdana's
+  // and DejaVu Sans's widest lower-case runs); a longer one (a long -c command) is cut with
+  // ".." and whole in its tooltip.
+  std::string title = p.title;
+  if (title.size() > kTitleChars) title = title.substr(0, kTitleChars - 2) + "..";
+  hdr += "<text x=\"" + std::to_string(int(kWidth / 2)) +
+         "\" y=\"24\" text-anchor=\"middle\" style=\"font-size:17px\"><title>" + xml_escape(p.title) +
+         "</title>" + xml_escape(title) + "</text>\n";
   std::snprintf(line, sizeof line,
                 "<text x=\"%.0f\" y=\"44\" text-anchor=\"middle\">%llu samples%s%s</text>\n",
                 kWidth / 2, (unsigned long long)root.total,
                 p.hz ? (" at " + std::to_string(p.hz) + " Hz").c_str() : "",
                 root.total ? "" : " (nothing was sampled)");
-  out += line;
-  out += "<text id=\"unzoom\" x=\"10\" y=\"24\" style=\"opacity:0; pointer-events:all\">Reset Zoom</text>\n";
+  hdr += line;
+  hdr += "<text id=\"unzoom\" x=\"10\" y=\"24\" style=\"opacity:0; pointer-events:all\">Reset Zoom</text>\n";
   std::snprintf(line, sizeof line,
                 "<text id=\"search\" x=\"%.0f\" y=\"24\" text-anchor=\"end\" style=\"pointer-events:all\">Search</text>\n",
                 kWidth - 10);
-  out += line;
+  hdr += line;
   std::snprintf(line, sizeof line,
                 "<text id=\"matched\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\"></text>\n",
                 kWidth - 10, w.height - 12);
@@ -255,6 +274,12 @@ std::string to_svg(const Profile& p) {
   }
   out += "<script type=\"text/ecmascript\"><![CDATA[" + std::string(kScript) + "]]></script>\n";
   out += w.out;
+  // The header on its own background, after the frames: the script moves it with the scroll
+  // (a graph taller than the window opens on its flame, at the bottom, with the header in view).
+  std::snprintf(line, sizeof line,
+                "<g id=\"hdr\"><rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#f8f8f0\"/>\n",
+                kWidth, kTop - 8);
+  out += line + hdr + "</g>\n";
   out += "</svg>\n";
   return out;
 }

@@ -1,6 +1,7 @@
 // USTACK records -> SystemTap's backtrace and symbol texts (see ustack_output.h).
 #include "loader/ustack_output.h"
 #include "loader/deferred_unwind.h"
+#include "loader/stack_cut_note.h"
 #include "loader/stack_hex_tokens.h"
 #include "loader/stack_ids.h"
 #include "loader/stack_tokens.h"
@@ -12,6 +13,8 @@
 
 #include "common/stp_records.h"
 #include "common/stp_stack_abi.h"
+#include "common/stp_strings.h"
+#include "vma-tracker/symbol_demangle.h"
 #include "vma-tracker/symbolizer.h"
 #include "vma-tracker/tracker.h"
 
@@ -87,7 +90,7 @@ Frame UserStacks::resolve(int pid, uint64_t pc, uint64_t t_ns, bool caller, bool
   if (want_line && f->source_line(caller && vaddr ? vaddr - 1 : vaddr, file, line))
     r.src = file + ":" + std::to_string(line);
   if (found) {
-    r.name = hit.name;
+    r.name = demangle_ ? sym::demangle(hit.name) : hit.name;
     r.offset = vaddr - hit.start;
     r.size = hit.size;
   }
@@ -124,6 +127,26 @@ std::string UserStacks::format_one(const Frame& r, int flags) {
   return " " + hex(pc) + ex + "\n";
 }
 
+std::string UserStacks::format_list(int pid, uint64_t t_ns, const std::string& list) {
+  std::string out;
+  size_t i = 0;
+  while (i < list.size()) {
+    size_t j = list.find(' ', i);
+    if (j == std::string::npos) j = list.size();
+    if (j > i) {
+      std::string tok = list.substr(i, j - i);
+      // strtol(tok, 16) as the script's: the same parser (common/stp_strings.h), which indexes
+      // modulo its power-of-two capacity.
+      std::string buf(tok, 0, 4095);
+      buf.resize(4096, '\0');
+      uint64_t addr = (uint64_t)stp_s_strtol(buf.c_str(), 16, 4096);
+      out += " " + tok + " : " + format_one(resolve(pid, addr, t_ns, false), _STP_SYM_DATA) + "\n";
+    }
+    i = j + 1;
+  }
+  return out;
+}
+
 std::string UserStacks::source_text(int pid, uint64_t addr, uint64_t t_ns, int flags) {
   // SystemTap's _stp_snprint_addr with _STP_SYM_FILENAME and/or _STP_SYM_LINENUMBER: FILE:LINE,
   // FILE or LINE; the address as 0x… when what was asked for is unknown. The address is taken
@@ -143,8 +166,25 @@ std::string UserStacks::source_text(int pid, uint64_t addr, uint64_t t_ns, int f
   return std::to_string(line);
 }
 
+void UserStacks::add_cut_note(std::string& text, int flags, uint32_t stop, const WalkEnd& end) {
+  if (!(flags & (_STP_SYM_FULL | _STP_SYM_BRIEF | _STP_SYM_SIMPLE)) || text.empty()) return;
+  text += stack_cut_note(end.cut_here ? (uint32_t)STP_STOP_BAD_FRAME : stop,
+                         end.outermost && !end.cut_here);
+}
+
+void UserStacks::add_cut_frame(std::vector<Frame>* frames, uint32_t stop, const WalkEnd& end) {
+  if (!frames || frames->empty()) return;
+  Frame f;
+  f.name = stack_cut_frame(end.cut_here ? (uint32_t)STP_STOP_BAD_FRAME : stop,
+                           end.outermost && !end.cut_here);
+  if (!f.name.empty()) frames->push_back(std::move(f));
+}
+
 void UserStacks::walk(int pid, uint64_t t_ns, const std::vector<Pc>& pcs, int flags,
-                      std::vector<Frame>* frames, std::string* text) {
+                      std::vector<Frame>* frames, std::string* text, WalkEnd* end) {
+  WalkEnd local;
+  if (!end) end = &local;
+  *end = WalkEnd{};
   for (size_t i = 0; i < pcs.size(); ++i) {
     const uint64_t pc = pcs[i].pc;
     int p = pick_pid(pid, pc, t_ns);
@@ -157,13 +197,15 @@ void UserStacks::walk(int pid, uint64_t t_ns, const std::vector<Pc>& pcs, int fl
         ++this->frames;
         frames->push_back(hit->second);
         if (text) *text += format_one(hit->second, flags);
+        end->outermost = is_outermost_frame(hit->second.name);
         continue;
       }
     } else if (m) {
       auto hit = text_cache_.find(key);
       if (hit != text_cache_.end()) {
         ++this->frames;
-        if (text) *text += hit->second;
+        if (text) *text += hit->second.text;
+        end->outermost = hit->second.outermost;
         continue;
       }
     }
@@ -174,19 +216,21 @@ void UserStacks::walk(int pid, uint64_t t_ns, const std::vector<Pc>& pcs, int fl
       // A frame-pointer walk through code that does not keep one reads garbage: a "return
       // address" outside all code ends the stack rather than printing an invented frame.
       cut_frames += pcs.size() - i;
+      end->cut_here = true;
       break;
     }
     ++this->frames;
     if (r.name.empty()) ++unresolved_frames;
     std::string t = format_one(r, flags);
     if (text) *text += t;
+    end->outermost = is_outermost_frame(r.name);
     if (m && frames) {
       if (frame_cache_.size() >= kFrameCacheMax) frame_cache_.clear();
       frames->push_back(r);
       frame_cache_.emplace(key, std::move(r));
     } else if (m) {
       if (text_cache_.size() >= kFrameCacheMax) text_cache_.clear();
-      text_cache_.emplace(key, std::move(t));
+      text_cache_.emplace(key, TextEntry{std::move(t), end->outermost});
     } else if (frames) {
       frames->push_back(std::move(r));
     }
@@ -250,7 +294,10 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
       ++stops[stop & STP_STOP_MASK];
       std::vector<Pc> pcs;
       for (size_t i = 0; i < raw.size(); ++i) pcs.push_back({raw[i], i >= exact});
-      walk((int)u.pid, u.time_ns, pcs, flags, frames_out, frames_out ? nullptr : &text);
+      WalkEnd end;
+      walk((int)u.pid, u.time_ns, pcs, flags, frames_out, frames_out ? nullptr : &text, &end);
+      add_cut_note(text, flags, stop, end);
+      add_cut_frame(frames_out, stop, end);
       break;
     }
     case STP_USTACK_HEXSTR: {
@@ -263,6 +310,10 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
       // A ubacktrace() key kept as a stack id: its own process and time, not this record's.
       const StoredStack* st = nullptr;
       s = expand_hexid_tokens(s, hex_stack_ids_, &st);
+      if (flags & _STP_SYM_LIST) {  // print_usyms: every address as usymdata, none as a caller
+        text = format_list(st ? (int)st->h.pid : (int)u.pid, st ? st->h.time_ns : u.time_ns, s);
+        break;
+      }
       std::vector<Pc> pcs;
       for (uint64_t pc : parse_hex_list(s)) pcs.push_back({pc, false});
       walk(st ? (int)st->h.pid : (int)u.pid, st ? st->h.time_ns : u.time_ns, pcs, flags, frames_out,
@@ -287,7 +338,10 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
       }
       std::vector<Pc> pcs;
       for (size_t i = 0; i < st->pcs.size(); ++i) pcs.push_back({st->pcs[i], i >= st->h.exact});
-      walk((int)st->h.pid, st->h.time_ns, pcs, flags, frames_out, frames_out ? nullptr : &text);
+      WalkEnd end;
+      walk((int)st->h.pid, st->h.time_ns, pcs, flags, frames_out, frames_out ? nullptr : &text, &end);
+      add_cut_note(text, flags, st->h.stop, end);
+      add_cut_frame(frames_out, st->h.stop, end);
       break;
     }
     case STP_USTACK_SYM: {

@@ -38,6 +38,9 @@ class UserStacks {
 
   // The pid that addresses from native probes (pid 0) resolve against first: -c / -x.
   void set_target(int pid) { target_pid_ = pid; }
+  // Function names demangled (C++ `_Z...` -> `ns::f(int)`, vma-tracker/symbol_demangle.h) in
+  // every text and frame from here on; off: the ELF names, as SystemTap prints them.
+  void set_demangle(bool on) { demangle_ = on; }
   // Probe points by probe id, for `<no user backtrace at PP>`.
   void set_probe_points(std::vector<std::string> pps) { pps_ = std::move(pps); }
   // Where ustack_id() stacks are read (the BPF map "stp_ustacks"; null: none).
@@ -78,12 +81,26 @@ class UserStacks {
   int pick_pid(int pid, uint64_t pc, uint64_t t_ns);
   // Resolves `pcs` into `frames` and/or their `text` (either may be null); an inexact frame
   // outside code ends the stack.
+  // `end` (may be null) is set to how the printed stack ends: its last frame is an outermost
+  // one (stack_cut_note.h), or user space cut it at a frame outside code.
+  struct WalkEnd {
+    bool outermost = false;
+    bool cut_here = false;
+  };
   void walk(int pid, uint64_t t_ns, const std::vector<Pc>& pcs, int flags,
-            std::vector<Frame>* frames, std::string* text);
+            std::vector<Frame>* frames, std::string* text, WalkEnd* end = nullptr);
+  // `text` += the note of a stack stopped for `stop` (stack_cut_note.h) in the multi-line
+  // backtrace formats.
+  static void add_cut_note(std::string& text, int flags, uint32_t stop, const WalkEnd& end);
+  // The same for a profile sample: a last frame "[user stack cut short: REASON]".
+  static void add_cut_frame(std::vector<Frame>* frames, uint32_t stop, const WalkEnd& end);
   // Both outputs of record(): the text, or (frames non-null) the frames instead.
   std::string decode(uint16_t flags, const stp_ustack& u, const unsigned char* p, size_t n,
                      std::string& error, std::vector<Frame>* frames);
   static std::string format_one(const Frame& f, int flags);
+  // print_usyms/sprint_usyms (_STP_SYM_LIST): ` ADDR : usymdata\n` per address of `list` as
+  // written (space-separated), resolved in process `pid` at time `t_ns`.
+  std::string format_list(int pid, uint64_t t_ns, const std::string& list);
   // usymfile/usymline/usymfileline (_STP_SYM_FILE, _STP_SYM_LINE): the address's source file
   // and line from DWARF line tables; the hex address when the one asked for is unknown.
   std::string source_text(int pid, uint64_t addr, uint64_t t_ns, int flags);
@@ -107,13 +124,18 @@ class UserStacks {
   static constexpr size_t kFrameCacheMax = 65536;
   // A run prints text or collects profile samples, never both: each has its cache, so a text
   // run's entries stay as small as its text (a Frame's strings would double them).
-  std::unordered_map<FrameKey, std::string, FrameKeyHash> text_cache_;
+  struct TextEntry {
+    std::string text;
+    bool outermost;  // the frame's function starts every stack (stack_cut_note.h)
+  };
+  std::unordered_map<FrameKey, TextEntry, FrameKeyHash> text_cache_;
   std::unordered_map<FrameKey, Frame, FrameKeyHash> frame_cache_;
   uint64_t drained_at_ns_ = 0;  // events before this time: their mappings are all known
 
   vma::Tracker& tracker_;
   sym::Symbolizer& sym_;
   int target_pid_ = 0;
+  bool demangle_ = false;
   std::vector<std::string> pps_;
   std::unordered_map<uint64_t, std::string> tokens_;
   const StackIds* stack_ids_ = nullptr;

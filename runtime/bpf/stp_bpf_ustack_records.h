@@ -103,13 +103,18 @@ static __always_inline void stp__ustack_hex(struct stp_common *k, char *buf, lon
       break;
     if ((long)i < skip)
       continue;
+    uint32_t start = pos;
     pos = stp_bpf_sfmt_long((struct stp_strbuf *)buf, pos, (int64_t)k->uw.pcs[i & STP_UW_MASK_BITS],
                             STP_FMT_SPEC('x', STP_FLAG_ALT, 0, -1));
-    if (pos < STP_MAXSTRINGLEN - 1) {
-      buf[pos & (STP_MAXSTRINGLEN - 1)] = ' ';
-      pos++;
-      buf[pos & (STP_MAXSTRINGLEN - 1)] = '\0';
+    /* Whole "0x… " entries only: an address cut at MAXSTRINGLEN would read back (strtol,
+     * print_usyms) as another address. SystemTap cuts the text mid-address. */
+    if (pos >= STP_MAXSTRINGLEN - 1) {
+      buf[start & (STP_MAXSTRINGLEN - 1)] = '\0';
+      break;
     }
+    buf[pos & (STP_MAXSTRINGLEN - 1)] = ' ';
+    pos++;
+    buf[pos & (STP_MAXSTRINGLEN - 1)] = '\0';
   }
 }
 

@@ -110,8 +110,10 @@ t "recursion 512 (-D MAXBACKTRACE=600): every frame = libunwind's" 0 '' '' -- \
   $CHECK exact "$T_TMP/rec.out" "$T_TMP/rec.prog"
 t "recursion 512, default depth: run" 0 '' '' -- bash -c "
   '$UKSTAP' -v -o '$T_TMP/rec2.out' -e '$GETPPID' -c '$P recurse 512' > /dev/null 2> '$T_TMP/rec2.err'"
-t "recursion 512, default depth: 128 frames, cut by the depth limit (-v)" 0 '' '' -- bash -c "
-  [ \$(wc -l < '$T_TMP/rec2.out') = 128 ] && grep -q 'depth limit (MAXBACKTRACE) 1' '$T_TMP/rec2.err'"
+t "recursion 512, default depth: 128 frames, then the line that says the depth limit cut it (-v: 1 such walk)" 0 '' '' -- bash -c "
+  [ \$(grep -c '^ 0x' '$T_TMP/rec2.out') = 128 ] && [ \$(wc -l < '$T_TMP/rec2.out') = 129 ] &&
+  [ \"\$(tail -n 1 '$T_TMP/rec2.out')\" = '<user stack cut short: depth limit (MAXBACKTRACE)>' ] &&
+  grep -q 'walks ended by: .*1 depth limit (MAXBACKTRACE)' '$T_TMP/rec2.err'"
 
 # Timer samples: in the vDSO (clock_gettime's fast path) and anywhere in sort, user or kernel
 # mode. Every return address must follow a call instruction (objdump), stacks reach _start.

@@ -28,7 +28,7 @@ NL=$'\n'
 t "folded: run" 0 '' '' -- "$UKSTAP" --profile=499 -o "$T_TMP/p.folded" -c "$S 2"
 t "folded: 'comm;root;...;leaf N' lines, main's stacks through _start" 0 '' '' -- bash -c "
   grep -q '^split;_start;__libc_start_main;__libc_start_call_main;main;work;spin_a;burn [0-9]*\$' '$T_TMP/p.folded' &&
-  ! grep -qv '^[^ ]* [0-9][0-9]*\$' '$T_TMP/p.folded' || { cat '$T_TMP/p.folded'; exit 1; }"
+  ! grep -qv '^[^;]*;.* [0-9][0-9]*\$' '$T_TMP/p.folded' || { cat '$T_TMP/p.folded'; exit 1; }"
 t "folded: spin_a has 75% +- 5 of the samples" 0 '' '' -- bash -c "
   v=\$(share x '$T_TMP/p.folded') && awk -v v=\"\$v\" 'BEGIN {exit !(v >= 70 && v <= 80)}' || { echo \"spin_a: \$v%\"; exit 1; }"
 t "folded to standard output without -o" 0 '' '' -- bash -c "
@@ -67,8 +67,9 @@ ns = '{http://www.w3.org/2000/svg}'
 root = ET.parse('$T_TMP/p.svg').getroot()
 w = {'spin_a': 0.0, 'spin_b': 0.0}
 for g in root.iter(ns + 'g'):
+    if g.get('class') != 'f': continue  # the header
     title = g.find(ns + 'title').text
-    m = re.match(r'(\S+) \((\d+) samples?, ([0-9.]+)%\)', title)
+    m = re.match(r'(.+) \((\d+) samples?, ([0-9.]+)%\)', title)  # a name may have spaces
     if not m: sys.exit('bad tooltip: ' + title)
     if m.group(1) in w:
         w[m.group(1)] += float(g.find(ns + 'rect').get('width'))

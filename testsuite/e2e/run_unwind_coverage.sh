@@ -116,6 +116,8 @@ t "no CFI: stacks printed, cut short (fewer frames than gdb's)" 0 '' '' -- \
   bash -c "grep -q '^--- ' nocfi.out && ! $CHECK nocfi.out nocfi.err gdb-c.out --all-complete 1 > /dev/null"
 t "no CFI: end of stack = complete stacks (0), the reasons add up to the stacks" 0 '' '' -- \
   $CHECK nocfi.out nocfi.err gdb-c.out
+t "no CFI: each of those stacks (gdb's are deeper) ends with '<user stack cut short: REASON>'" 0 '' '' -- \
+  bash -c "[ \$(grep -c '^--- ' nocfi.out) = \$(grep -c '^<user stack cut short: [a-z ()-]*>\$' nocfi.out) ]"
 
 # --- 4. a #! script as -c: nothing said about it, its exec'd program unwinds fully ------------
 run script -d ./covprog --ldd -c ./cov.sh

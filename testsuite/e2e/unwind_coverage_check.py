@@ -4,7 +4,7 @@
 usage: unwind_coverage_check.py UKSTAP_OUT UKSTAP_ERR GDB_OUT [--all-complete MIN]
 
 UKSTAP_OUT: "--- PID" lines, each followed by one print_ubacktrace(); UKSTAP_ERR: ukstap -v's
-stderr ("User stacks: ... walks ended by: REASON N, ..."); GDB_OUT: gdb_syscall_stacks.py's
+stderr ("User stacks: ... walks ended by: N REASON, ..."); GDB_OUT: gdb_syscall_stacks.py's
 "STACK pc pc ..." lines for the same program at the same syscall, ASLR off on both sides.
 
 A stack is complete when its pcs are one of gdb's stacks, frame for frame. Always checked: the
@@ -44,7 +44,7 @@ def main():
         m = re.search(r"walks ended by: (.*)$", line)
         if m:
             for part in m.group(1).split(", "):
-                name, _, n = part.rpartition(" ")
+                n, _, name = part.partition(" ")
                 reasons[name] = int(n)
 
     problems = []

@@ -118,8 +118,8 @@ TEST_CASE("user stacks without -v: cut short by a limit, or waiting for a table 
   totals.deferred = &deferred;
   ukstap::loader::ExitReport(s.diag, 0, totals).user_stacks();
   CHECK(err.str() ==
-        "WARNING: 3 of 10 user stacks were cut short: depth limit (MAXBACKTRACE) 2, "
-        "unwind table not loaded yet 1 (rerun with -v)\n");
+        "WARNING: 3 of 10 user stacks were cut short: 2 depth limit (MAXBACKTRACE), "
+        "1 unwind table not loaded yet (rerun with -v)\n");
 
   // Every walk that waited was finished: nothing about them.
   std::ostringstream err2;

@@ -1,6 +1,9 @@
 // driver/profile_mode: --profile's options and its script; the profile writers (loader/profile.h).
 // The samples' way from the records to the writers: test_profile_samples.cpp.
 #include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <map>
 #include <sstream>
 #include <string>
@@ -119,11 +122,12 @@ TEST_CASE("profile writers: empty profile, odd names, kernel frames", "[profile_
               frame(0x402000, "", "/usr/lib/libfoo.so", false), frame(0x403000, "", "", false)};
   s.count = 3;
   p.samples = {s, s};
-  // Root first, ';' and ' ' replaced in names, "_[k]" on kernel frames, equal stacks summed.
+  // Root first, ';' replaced in names (a demangled name keeps its spaces: the count follows the
+  // last one), "_[k]" on kernel frames, equal stacks summed.
   CHECK(profile::to_folded(p) ==
-        "my_prog;[unknown];[libfoo.so];operator<<(std::ostream&,_T);do_syscall_64_[k] 6\n");
+        "my_prog;[unknown];[libfoo.so];operator<<(std::ostream&, T);do_syscall_64_[k] 6\n");
   svg = profile::to_svg(p);
-  CHECK(svg.find("operator&lt;&lt;(std::ostream&amp;,_T)") != std::string::npos);
+  CHECK(svg.find("operator&lt;&lt;(std::ostream&amp;, T)") != std::string::npos);
   CHECK(svg.find("operator<<") == std::string::npos);
   CHECK(svg.find("6 samples") != std::string::npos);
 }
@@ -182,4 +186,42 @@ TEST_CASE("pprof: each sample's root is its own process name", "[profile_mode]")
   std::string gz, why;
   REQUIRE(profile::to_pprof(p, gz, why));
   CHECK(pprof_roots(gz) == std::vector<std::string>{"ukstap", "split", "[unknown]"});
+}
+
+TEST_CASE("svg: a rare deep stack too narrow to draw adds no height", "[profile_mode]") {
+  // 200,000 samples of a 3-frame stack and one of a 150-frame recursion: the recursion is
+  // 0.006 px wide, not drawn. The graph must be as tall as the 3-frame flame (the header, 4 rows
+  // with the process name, the footer), not 150 rows of empty space above it. Read back by
+  // Python's XML parser: height = viewBox height, topmost frame at y 60 (under the header).
+  profile::Profile p;
+  profile::Sample shallow, deep;
+  profile::Frame f;
+  f.module = "/bin/x";
+  for (const char* n : {"leaf", "work", "main"}) {
+    f.name = n;
+    shallow.frames.push_back(f);
+  }
+  shallow.comm = deep.comm = "x";
+  shallow.count = 200000;
+  f.name = "recurse";
+  deep.frames.assign(150, f);
+  p.samples = {shallow, deep};
+  char path[] = "/tmp/ukstap-svg-depth-XXXXXX";
+  int fd = ::mkstemp(path);
+  REQUIRE(fd >= 0);
+  std::string svg = profile::to_svg(p);
+  REQUIRE(::write(fd, svg.data(), svg.size()) == (ssize_t)svg.size());
+  ::close(fd);
+  std::string cmd = std::string("python3 -c \"\n"
+                                "import sys, xml.etree.ElementTree as ET\n"
+                                "ns = '{http://www.w3.org/2000/svg}'\n"
+                                "svg = ET.parse(sys.argv[1]).getroot()\n"
+                                "h = float(svg.get('height')); vb = float(svg.get('viewBox').split()[3])\n"
+                                "ys = [float(r.get('y')) for r in svg.iter(ns + 'rect') if r.get('rx')]\n"
+                                "sys.exit(0 if h == vb == 60 + 5 * 16 + 40 and min(ys) == 60 else "
+                                "'height %s viewBox %s top %s' % (h, vb, min(ys)))\" ") +
+                    path;
+  int rc = std::system(cmd.c_str());
+  ::unlink(path);
+  CHECK(rc == 0);
 }

@@ -46,6 +46,8 @@ enum LongOnly {
   OPT_RUNTIME,
   OPT_BPF,
   OPT_DYNINST,
+  OPT_DEMANGLE,
+  OPT_NO_DEMANGLE,
 };
 
 const char kShortOpts[] = ":hVvp:e:c:x:o:d:km:D:G:I:T:l:L:gwuWPS:i";
@@ -68,6 +70,8 @@ const struct option kLongOpts[] = {
     {"bpf", no_argument, nullptr, OPT_BPF},
     {"dyninst", no_argument, nullptr, OPT_DYNINST},
     {"interactive", no_argument, nullptr, 'i'},
+    {"demangle", no_argument, nullptr, OPT_DEMANGLE},
+    {"no-demangle", no_argument, nullptr, OPT_NO_DEMANGLE},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -282,6 +286,8 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
         break;
       case OPT_BPF: break;  // --runtime=bpf: the only runtime
       case OPT_DYNINST: return usage_error(check_runtime("dyninst"));
+      case OPT_DEMANGLE: opts.demangle = 1; break;
+      case OPT_NO_DEMANGLE: opts.demangle = 0; break;
       case ':':
         return usage_error("option '" + option_text(optopt, argv, optind) + "' requires an argument");
       case '?':
@@ -391,6 +397,9 @@ void print_usage(std::ostream& out) {
          "   --format=F folded (FlameGraph/inferno/speedscope input), svg (an interactive\n"
          "              flame graph) or pprof (profile.proto, gzipped); default: from -o's\n"
          "              extension (.folded, .svg, .pb.gz), else folded\n"
+         "   --demangle C++ names demangled in the script's backtraces and usymname()/\n"
+         "              usymdata() too (SystemTap prints them as in the ELF symbol table)\n"
+         "   --no-demangle  --profile keeps C++ names mangled (it demangles by default)\n"
          "   -c CMD     start the probes, run CMD, and exit when it finishes\n"
          "   -x PID     set target() to PID\n"
          "   -o FILE    send the script's output to FILE (strftime patterns allowed)\n"
