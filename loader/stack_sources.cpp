@@ -103,9 +103,9 @@ bool StackSources::start_user(pid_t target_pid, const std::string& target_path, 
     ustacks_->set_deferred(deferred_.get());
   }
   ustacks_->set_target(target_pid);
-  // C++ names: demangled in a profile (its reader is a person or pprof) unless --no-demangle;
-  // in a script's texts only with --demangle, as SystemTap keeps the ELF names there.
-  ustacks_->set_demangle(s_.opts.demangle > 0 || (s_.opts.demangle < 0 && s_.opts.profile_hz > 0));
+  // C++ names are demangled for the person reading them (issue 17), in a script's texts and in
+  // a profile alike; --no-demangle prints the ELF symbol table's names, as SystemTap does.
+  ustacks_->set_demangle(s_.opts.demangle != 0);
   ustacks_->set_probe_points(probe_points());
   out.set_user_stacks(ustacks_.get());
   return true;

@@ -1,6 +1,6 @@
 #!/bin/bash
-# C++ names (issue 17): SystemTap's script texts keep the ELF symbol table's names; --demangle
-# demangles them; --profile demangles by default, --no-demangle keeps them.
+# C++ names (issue 17): demangled by default in script texts and profiles; --no-demangle keeps
+# the ELF symbol table's names (SystemTap's output), --demangle is the default said explicitly.
 #
 # Truth: binutils' nm (the ELF names) and c++filt (the demangler binutils ships, libiberty's:
 # not the one ukstap calls) on progs/cxx_names.cpp, whose frames are a namespace's class
@@ -22,15 +22,16 @@ SCRIPT='probe syscall.getppid { if (pid() == target()) { print_ubacktrace(); pri
 names() { sed -n 's/^ 0x[0-9a-f]* : \(.*\)+0x[0-9a-f]*\/0x[0-9a-f]* \[.*\/cxx_names\]$/\1/p' "$1"; }
 export -f names
 
-t "script texts: ELF names by default (as SystemTap)" 0 '' '' -- "$UKSTAP" -o "$T_TMP/raw.out" -c "$X 0" -e "$SCRIPT"
-t "script texts: --demangle" 0 '' '' -- "$UKSTAP" --demangle -o "$T_TMP/dem.out" -c "$X 0" -e "$SCRIPT"
-t "default: the stack's shapes:: frames are nm's names (spin, then operator())" 0 '' '' -- bash -c "
+t "script texts: --no-demangle (SystemTap's ELF names)" 0 '' '' -- "$UKSTAP" --no-demangle -o "$T_TMP/raw.out" -c "$X 0" -e "$SCRIPT"
+t "script texts: demangled by default" 0 '' '' -- "$UKSTAP" -o "$T_TMP/dem.out" -c "$X 0" -e "$SCRIPT"
+t "script texts: --demangle is the default" 0 '' '' -- "$UKSTAP" --demangle -o "$T_TMP/dem2.out" -c "$X 0" -e "$SCRIPT"
+t "--no-demangle: the stack's shapes:: frames are nm's names (spin, then operator())" 0 '' '' -- bash -c "
   names '$T_TMP/raw.out' | grep '^_ZN6shapes' > '$T_TMP/raw.names'
   [ \"\$(sort '$T_TMP/raw.names')\" = \"\$(cat '$T_TMP/nm.raw')\" ] || { cat '$T_TMP/raw.out'; exit 1; }"
-t "--demangle: every frame of cxx_names is c++filt of the default run's frame" 0 '' '' -- bash -c "
+t "default: every frame of cxx_names is c++filt of the --no-demangle run's frame" 0 '' '' -- bash -c "
   names '$T_TMP/raw.out' | c++filt > '$T_TMP/want'; names '$T_TMP/dem.out' > '$T_TMP/got'
   [ -s '$T_TMP/got' ] && cmp -s '$T_TMP/want' '$T_TMP/got' || { diff '$T_TMP/want' '$T_TMP/got'; exit 1; }"
-t "--demangle: usymname() of the caller is c++filt's name of spin" 0 '' '' -- bash -c "
+t "default: usymname() of the caller is c++filt's name of spin" 0 '' '' -- bash -c "
   grep -Fxq \"name: \$(grep spin '$T_TMP/nm.demangled')\" '$T_TMP/dem.out' &&
   grep -Fxq \"name: \$(grep 4spin '$T_TMP/nm.raw')\" '$T_TMP/raw.out' || { cat '$T_TMP/dem.out' '$T_TMP/raw.out'; exit 1; }"
 
@@ -42,5 +43,7 @@ t "--profile: demangled by default, nm -C's names, count after the last space" 0
 t "--profile --no-demangle: nm's names" 0 '' '' -- bash -c "
   '$UKSTAP' --profile=499 --no-demangle -o '$T_TMP/r.folded' -c '$X 0.3' &&
   grep -Fq \";\$(grep 'clE' '$T_TMP/nm.raw');\$(grep 4spin '$T_TMP/nm.raw')\" '$T_TMP/r.folded' || { cat '$T_TMP/r.folded'; exit 1; }"
+t "--demangle: the same frames as the default" 0 '' '' -- bash -c "
+  names '$T_TMP/dem2.out' > '$T_TMP/got2'; [ -s '$T_TMP/got2' ] && cmp -s '$T_TMP/got' '$T_TMP/got2'"
 t "--help names both options" 0 '~--no-demangle' '' -- "$UKSTAP" --help
 t_done
