@@ -35,11 +35,13 @@ if [ -z "$TRACEFS" ] || [ ! -d "$TRACEFS/events/syscalls" ]; then
   exit 1
 fi
 
-# --- -L: docs/STAP-FORMATS.md section 6, verbatim ------------------------------------------------
+# --- -L: docs/STAP-FORMATS.md section 6: the locals, then the $variables common to the points the
+# alias stands for (sys_enter_getdents and sys_enter_getdents64 share fd and count, not dirent's
+# type; listings.sh checks every syscall against tracefs) ---------------------------------------
 t "-L syscall.getdents" 0 \
-  $'syscall.getdents name:string fd:long dirp_uaddr:long count:long argstr:string\n' '' \
+  $'syscall.getdents name:string fd:long dirp_uaddr:long count:long argstr:string $fd:long $count:long\n' '' \
   -- "$UKSTAP" -L syscall.getdents
-t "-L syscall.read.return" 0 $'syscall.read.return name:string retval:long retstr:string\n' '' \
+t "-L syscall.read.return" 0 $'syscall.read.return name:string retval:long retstr:string $ret:long\n' '' \
   -- "$UKSTAP" -L syscall.read.return
 
 # --- -l 'syscall.*' against tracefs -------------------------------------------------------------

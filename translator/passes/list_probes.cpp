@@ -87,7 +87,9 @@ int list_probes(Session& s, std::ostream& out) {
         if (l->name.rfind("__", 0) == 0 || !seen.insert(l->name).second) continue;
         line += " " + l->name + ":" + ast::type_name(l->type);
       }
-    if (!probes.front()->alias_name) {
+    // An alias's body and the code after it see the $variables of the point(s) it stands for:
+    // stap -L lists them after the alias's own locals.
+    {
       for (const auto& var : probes.front()->target_vars) {
         bool common = std::all_of(probes.begin(), probes.end(), [&](const DerivedProbe* p) {
           return std::find(p->target_vars.begin(), p->target_vars.end(), var) !=
