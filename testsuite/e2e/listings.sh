@@ -88,4 +88,53 @@ script=$(for p in syscall.openat syscall.getdents syscall.execve syscall.read sy
 t "the listed \$variables compile at -p4 ($(grep -c . <<< "$script") probes)" 0 '' '' \
   -- bash -c "[ \$(grep -c . <<< '$script') = 6 ] && '$UKSTAP' -p4 -e '$script' > /dev/null"
 
+# --- -l '*' and -l '**': every family (stapprobes(3stap): `*` matches within one component, `**`
+# several sequential components) ----------------------------------------------------------------
+# `*`: the one-component built-ins stap has (begin, end, error, never) and the tapsets' aliases
+# whose name is one component (their `probe NAME =` lines).
+{ printf '%s\n' begin end error never
+  grep -rhoE '^probe +[A-Za-z_][A-Za-z0-9_]* *\+?=' "$UKSTAP_TOP_SRCDIR/tapsets" | sed -E 's/^probe +//; s/ *\+?=$//'
+} | LC_ALL=C sort -u > "$T_TMP/want.star"
+t "-l '*': begin, end, error, never and the one-component aliases" 0 "$(cat "$T_TMP/want.star")"$'\n' '' \
+  -- "$UKSTAP" -l '*'
+
+"$UKSTAP" -l '**' > "$T_TMP/all" 2> "$T_TMP/all.err"
+rc=$?
+t "-l '**' succeeds quietly, sorted and unique" 0 '' '' -- bash -c "
+  cat '$T_TMP/all.err' >&2; [ $rc = 0 ] && LC_ALL=C sort -u '$T_TMP/all' | cmp -s - '$T_TMP/all'"
+# Tracepoints: exactly tracefs's available_events.
+sed 's/.*/kernel.trace("&")/' "$TRACEFS/available_events" | LC_ALL=C sort -u > "$T_TMP/want.tp"
+t "-l '**' lists every tracepoint of available_events ($(wc -l < "$T_TMP/want.tp")), nothing else as kernel.*" 0 '' '' \
+  -- bash -c "grep '^kernel\.' '$T_TMP/all' | cmp - '$T_TMP/want.tp'"
+# The families without a parameter, one point each that stapprobes documents.
+t "-l '**' has begin, timer.profile, perf.sw.cpu_clock, process.begin, input.line, procfs.read" 0 '' '' \
+  -- bash -c "for p in begin end error never timer.profile perf.sw.cpu_clock perf.hw.cpu_cycles \
+                       process.begin process.syscall input.line procfs.read syscall.openat \
+                       nd_syscall.openat scheduler.cpu_off ioblock.request; do
+                grep -qxF \"\$p\" '$T_TMP/all' || { echo \"missing \$p\"; exit 1; }; done"
+# Aliases: every `probe NAME =` of the tapsets is listed, unless the name cannot be resolved on
+# this kernel (-p2 fails) or stands only for `never` (syscall.send on x86_64).
+t "-l '**' lists every tapset alias this kernel can serve" 0 '' '' -- python3 - "$UKSTAP" \
+  "$UKSTAP_TOP_SRCDIR/tapsets" "$T_TMP/all" <<'PY'
+import glob, re, subprocess, sys
+ukstap, tapsets, listing = sys.argv[1:]
+names = set()
+for f in glob.glob(tapsets + '/**/*.stp', recursive=True):
+    for m in re.finditer(r'^probe\s+([A-Za-z_][\w.]*)\s*\+?=', open(f).read(), re.M):
+        names.add(m.group(1))
+listed = set(open(listing).read().split())
+bad = []
+for n in sorted(names - listed):
+    p = subprocess.run([ukstap, '-p2', '-e', 'probe %s {}' % n], capture_output=True, text=True)
+    points = [l.split()[0] for l in p.stdout.split('# probes\n')[-1].splitlines() if '/* <-' in l]
+    if p.returncode == 0 and set(points) != {'never'}: bad.append(n)
+if len(names) < 500 or bad: sys.exit('%d aliases; listed by nothing: %s' % (len(names), bad[:10]))
+PY
+# Listed points are points: a sample (every 20th line, and all that are neither a syscall nor a
+# tracepoint) in one -p2 run.
+{ echo probe; { awk 'NR % 20 == 0' "$T_TMP/all"; grep -v '^kernel\.trace\|syscall\.' "$T_TMP/all"; } |
+  LC_ALL=C sort -u | sed '$!s/$/,/'; echo '{}'; } > "$T_TMP/sample.stp"
+t "the listed points pass -p2 ($(($(wc -l < "$T_TMP/sample.stp") - 2)) of them)" 0 '' '' \
+  -- bash -c "'$UKSTAP' -p2 '$T_TMP/sample.stp' > /dev/null"
+
 t_done
