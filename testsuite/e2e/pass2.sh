@@ -153,7 +153,7 @@ t "probe point mismatch: the chain of section 5" 1 '' \
         source: probe syscall.nosuch {}
                       ^
 
-semantic error: probe point mismatch: identifier 'nosuch' at :1:15
+semantic error: probe point mismatch: identifier 'nosuch' at <input>:1:15
         source: probe syscall.nosuch {}
                               ^
 
@@ -170,11 +170,11 @@ t "unknown function suggests 5 names, closest first" 1 '' \
 # (stap's own list there is "acct, dup, dup2, dup3, mount"; which names tie at distance 5
 # depends on the tapset, so only the count is checked.)
 t "probe point mismatch suggests 5 names" 1 '' \
-  "~^semantic error: probe point mismatch \\(similar: ([a-z0-9_]+, ){4}[a-z0-9_]+\\): identifier 'nosuch' at :1:15$" \
+  "~^semantic error: probe point mismatch \\(similar: ([a-z0-9_]+, ){4}[a-z0-9_]+\\): identifier 'nosuch' at <input>:1:15$" \
   -- "$UKSTAP" -p2 -e 'probe syscall.nosuch {}'
 
 t "unknown probe family" 1 '' \
-"~^semantic error: probe point mismatch( \\(similar: [^)]*\\))?: identifier 'nosuchfamily' at :1:7$" \
+"~^semantic error: probe point mismatch( \\(similar: [^)]*\\))?: identifier 'nosuchfamily' at <input>:1:7$" \
   -- "$UKSTAP" -p2 -e 'probe nosuchfamily.foo {}'
 t "unknown probe family fails pass 2" 1 '' "\$$PASS2_FAILED" -- "$UKSTAP" -p2 -e 'probe nosuchfamily.foo {}'
 
@@ -185,7 +185,7 @@ if [ -e "$TRACEFS/kprobe_events" ]; then
 else
   pp='kernel.statement("vfs_read")'
   t "$pp explains why it cannot work" 1 '' \
-    "~^semantic error: kernel\\.statement probes need kprobes.*: identifier 'kernel' at :1:7$" \
+    "~^semantic error: kernel\\.statement probes need kprobes.*: identifier 'kernel' at <input>:1:7$" \
     -- "$UKSTAP" -p2 -e "probe $pp { next }"
   t "$pp fails pass 2" 1 '' "\$$PASS2_FAILED" -- "$UKSTAP" -p2 -e "probe $pp { next }"
 fi
