@@ -45,6 +45,21 @@ t "-p1 from stdin" 0 '~^# parse tree dump$' '' --stdin "$OK" -- "$UKSTAP" -p1 -
 t "-p1 from a file" 0 '~^# parse tree dump$' '' -- "$UKSTAP" -p1 "$UKSTAP_TOP_SRCDIR/testsuite/fuzz/corpus/begin.stp"
 t "-p1 -v reports pass 1" 0 '*' '~^Pass 1: parsed user script and [0-9]+ library scripts? using [0-9]+virt/' \
   -- "$UKSTAP" -vv -p1 -e "$OK"
+# Passes 1, 2 and 3 each report with stap's tail (docs/STAP-FORMATS.md; stap's pass 3 line is
+# `Pass 3: translated to C into "FILE" using ...`: ukstap's C has no file before pass 4).
+t "-p3 -v reports passes 1, 2 and 3, each with its usage" 0 '' '' -- bash -c "
+  '$UKSTAP' -v -p3 -e '$OK' 2>&1 >/dev/null | grep -cE '^Pass [123]: .* using [0-9]+virt/[0-9]+res/[0-9]+shr/[0-9]+data kb, in [0-9]+usr/[0-9]+sys/[0-9]+real ms\.\$' |
+    grep -qx 3 && '$UKSTAP' -v -p3 -e '$OK' 2>&1 >/dev/null | grep -q '^Pass 3: translated to C '"
+# The man page documents every option --help names, and says nothing is unimplemented.
+t "man page: every --help option is documented, no 'not implemented'" 0 '' '' -- python3 -c "
+import re, subprocess, sys
+h = subprocess.run(['$UKSTAP', '--help'], capture_output=True, text=True).stdout
+man = open('$UKSTAP_TOP_SRCDIR/man/ukstap.1').read().replace('\\\\-', '-')
+opts = sorted(set(re.findall(r'(?:^|[\\s,\\[|])(--?[A-Za-z][A-Za-z-]*)', h)))
+missing = [o for o in opts if o not in man]
+bad = re.findall(r'not (?:yet )?implemented', man)
+if len(opts) < 30 or missing or bad: sys.exit('%d options; not in the man page: %s; %s' % (len(opts), missing, bad))
+"
 t "parse error fails pass 1" 1 '' '$Pass 1: parse failed.  [man error::pass1]' -- "$UKSTAP" -p1 -e 'probe begin {'
 t "semantic error fails pass 2" 1 '' '$Pass 2: analysis failed.  [man error::pass2]' \
   -- "$UKSTAP" -p2 -e 'probe begin { nosuchfunction_xyz() }'

@@ -139,16 +139,18 @@ t "sort samples: stacks reach sort's entry point or clone3 (>= 90%)" 0 '' '' -- 
   [ \$n -ge 20 ] && [ \$ends -ge \$((n * 90 / 100)) ] || { echo \"\$ends of \$n\"; exit 1; }"
 t "sort samples: return addresses follow calls (objdump)" 0 '' '' -- $CHECK callsites "$T_TMP/sort.out" 100
 
-# The line users type: Debian's stripped, frame-pointer-less ls (its own calls only: other processes on
-# a busy machine read directories too, and they are not targets, so they have no tables).
-runp "ls: run" "$T_TMP/ls.prog" "$UKSTAP" -o "$T_TMP/ls.out" -d /bin/ls --ldd \
-  -e 'probe syscall.getdents { if (pid() == target()) { log(pn()); print_ubacktrace() } }' -c /bin/ls
-t "ls: each stack starts at __getdents64 and ends at ls's _start" 0 '' '' -- bash -c "
+# The line users type, `make seed` (its script and options read from Makefile.am): Debian's
+# stripped, frame-pointer-less ls (its own calls only: other processes on a busy machine read
+# directories too, and they are not targets, so they have no tables).
+SEED_SCRIPT=$(sed -n 's/^SEED_SCRIPT = //p' "$UKSTAP_TOP_SRCDIR/Makefile.am")
+SEED_ARGS=$(sed -n 's/^SEED_ARGS = //p' "$UKSTAP_TOP_SRCDIR/Makefile.am")
+eval "runp 'ls (make seed): run' '$T_TMP/ls.prog' '$UKSTAP' -o '$T_TMP/ls.out' $SEED_ARGS -e \"\$SEED_SCRIPT\""
+t "ls (make seed): each stack starts at __getdents64 and ends at ls's _start" 0 '' '' -- bash -c "
   n=\$(grep -c '^syscall.getdents\$' '$T_TMP/ls.out')
   first=\$(grep -A1 '^syscall.getdents\$' '$T_TMP/ls.out' | grep -c ' : __getdents64+0x')
   last=\$(awk '/^syscall/ {if (prev) print prev; prev=\"\"; next} {prev=\$0} END {print prev}' '$T_TMP/ls.out' | grep -c ' : _start+0x[0-9a-f]*/0x[0-9a-f]* \[/usr/bin/ls\]\$')
   [ \"\$n\" -ge 1 ] && [ \"\$first\" = \"\$n\" ] && [ \"\$last\" = \"\$n\" ] || { echo \"n=\$n first=\$first last=\$last\"; cat '$T_TMP/ls.out'; exit 1; }"
-t "ls: readdir64 and __libc_start_main are on the way, no frame is inexact or unnamed" 0 '' '' -- bash -c "
+t "ls (make seed): readdir64 and __libc_start_main are on the way, no frame is inexact or unnamed" 0 '' '' -- bash -c "
   grep -qE ' : _*readdir64\+0x' '$T_TMP/ls.out' && grep -q ' : __libc_start_main' '$T_TMP/ls.out' &&
   ! grep -q 'inexact' '$T_TMP/ls.out' && $CHECK symbols '$T_TMP/ls.out'"
 # The same stack 200 times (the per-CPU row cache serves the return addresses after the first):

@@ -147,7 +147,7 @@ TEST_CASE("unresolved types are errors, never-assigned locals warnings", "[elabo
   Elab e("probe begin { x = y }");
   REQUIRE(e.rc != 0);
   std::string err = e.err.str();
-  REQUIRE(err.find("WARNING: never-assigned local variable 'y': identifier 'y' at <input>:1:19\n"
+  REQUIRE(err.find("WARNING: never-assigned local variable 'y' (similar: x): identifier 'y' at <input>:1:19\n"
                    " source: probe begin { x = y }\n"
                    "                           ^\n") != std::string::npos);
   // A new message names its file even when the previous one (the warning) named the same.
@@ -184,7 +184,7 @@ TEST_CASE("unknown probe points say what is close", "[elaborate]") {
                            "<input>:1:7\n") == 0);
   // stap's rule: up to 5 names within 7 edits, closest first.
   REQUIRE(e.err.str().find("semantic error: probe point mismatch (similar: bar, baz, after): "
-                           "identifier 'bax' at :1:11\n") != std::string::npos);
+                           "identifier 'bax' at <input>:1:11\n") != std::string::npos);
   Elab opt("probe foo.bax ?, begin { }");
   REQUIRE(opt.rc == 0);
   REQUIRE(opt.s.probes.size() == 1);

@@ -10,25 +10,32 @@ void Diagnostics::print_location(const Token* tok, const char* label, int label_
                                  int source_indent, int caret_indent) {
   if (!tok) return;
   if (label) {
-    err_ << std::string(label_indent, ' ') << label << ": " << describe_token(*tok, last_file_)
+    err_ << std::string(label_indent, ' ') << label << ": " << describe_token(*tok)
          << "\n";
   }
-  if (tok->kind != TokenKind::EndOfFile && tok->loc.file) {
-    std::string line = tok->loc.file->line_text(tok->loc.line);
+  if (tok->loc.file) {
+    int line_no = tok->loc.line;
+    int column = tok->loc.column;
+    std::string line = tok->loc.file->line_text(line_no);
+    if (tok->kind == TokenKind::EndOfFile) {
+      // The end of the input: show where the text stopped, just after its last character.
+      while (line_no > 1 && line.find_first_not_of(" \t\r") == std::string::npos)
+        line = tok->loc.file->line_text(--line_no);
+      column = static_cast<int>(line.find_last_not_of(" \t\r") + 2);
+      if (line.find_first_not_of(" \t\r") == std::string::npos) column = 1;
+    }
     err_ << std::string(source_indent, ' ') << "source: " << line << "\n";
     // The caret line keeps the tabs of the source line so the caret lines up.
     std::string caret(caret_indent, ' ');
-    for (int i = 0; i + 1 < tok->loc.column && i < static_cast<int>(line.size()); ++i)
-      caret += line[i] == '\t' ? '\t' : ' ';
+    for (int i = 0; i + 1 < column; ++i)
+      caret += i < static_cast<int>(line.size()) && line[i] == '\t' ? '\t' : ' ';
     err_ << caret << "^\n";
   }
-  last_file_ = tok->loc.file;
   // A token made by a macro expansion: name each invocation it came through, innermost first,
   // so an error inside a library macro (tapsets/*.stpm) still points at the script's line.
   for (const Token* from = tok->expanded_from; from; from = from->expanded_from) {
     err_ << std::string(source_indent, ' ') << "in expansion of macro: "
-         << describe_token(*from, last_file_) << "\n";
-    last_file_ = from->loc.file;
+         << describe_token(*from) << "\n";
     if (from->loc.file) {
       std::string line = from->loc.file->line_text(from->loc.line);
       err_ << std::string(source_indent, ' ') << "source: " << line << "\n";
@@ -49,8 +56,8 @@ bool Diagnostics::is_duplicate(const std::string& key, bool warning) {
 
 void Diagnostics::parse_error(const ParseError& e) {
   ++parse_errors_;
-  // Every message names its file; only the later links of one chain drop it (stap's `at :L:C`).
-  last_file_ = nullptr;
+  // Every message, and every link of a chain, names its file (stap drops a repeated one:
+  // `at :1:15`; a reader of the second line cannot tell which file that is).
   err_ << "parse error: " << e.what() << "\n";
   if (e.own_token)
     print_location(e.tok, "at", 9, 5, 13);
@@ -64,13 +71,11 @@ void Diagnostics::semantic_error(const SemanticError& e) {
   if (e.tok) key += describe_token(*e.tok);
   if (is_duplicate(key, false)) return;
   ++semantic_errors_;
-  last_file_ = nullptr;
   for (const SemanticError* cur = &e; cur; cur = cur->chain.get()) {
     err_ << "semantic error: " << cur->what();
-    if (cur->tok) err_ << ": " << describe_token(*cur->tok, last_file_);
+    if (cur->tok) err_ << ": " << describe_token(*cur->tok);
     err_ << "\n";
     if (cur->tok) {
-      last_file_ = cur->tok->loc.file;
       print_location(cur->tok, nullptr, 0, 8, 16);
     }
     err_ << "\n";
@@ -83,12 +88,10 @@ void Diagnostics::warning(const std::string& msg, const Token* tok) {
   if (tok) key += describe_token(*tok);
   if (is_duplicate(key, true)) return;
   ++warnings_;
-  last_file_ = nullptr;
   err_ << "WARNING: " << msg;
-  if (tok) err_ << ": " << describe_token(*tok, last_file_);
+  if (tok) err_ << ": " << describe_token(*tok);
   err_ << "\n";
   if (tok) {
-    last_file_ = tok->loc.file;
     print_location(tok, nullptr, 0, 1, 9);
   }
 }

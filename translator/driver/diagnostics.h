@@ -74,7 +74,6 @@ class Diagnostics {
   int suppressed_errors_ = 0;
   int suppressed_warnings_ = 0;
   int warnings_ = 0;
-  const SourceFile* last_file_ = nullptr;  // named earlier in the message being printed
   std::set<std::string> seen_;
 };
 

@@ -26,6 +26,7 @@
 #include "driver/profile_mode.h"
 #include "driver/run_session.h"
 #include "driver/session.h"
+#include "codegen/module_info.h"
 #include "probes/provider.h"
 #include "loader/interrupt.h"
 #include "loader/util.h"
@@ -249,10 +250,16 @@ int run_session(Session& s) {
     return flush_stdout(0);
   }
 
+  PassTimer pass3_timer;
   if (pass3_translate(s) != 0) {
     s.diag.pass_failed(3, "translation");
     return 1;
   }
+  // stap names its _src.c file here; ukstap's C stays in memory until pass 4 compiles it (-p3
+  // prints it).
+  if (s.opts.verbose > 0 && s.module)
+    s.diag.stream() << "Pass 3: translated to C (" << s.module->source.size() << " bytes) "
+                    << pass3_timer.usage() << "\n";
   if (loader::interrupted()) return 1;
   if (warnings_fail(s, 3, "translation")) return 1;
   if (s.opts.last_pass == 3) {

@@ -12,6 +12,8 @@ int run_analyses(Session& s) {
   a->reach = compute_reachability(s, a->calls, a->placement);
   a->dispatch = plan_syscall_dispatch(s);
   a->bt_tokens = find_backtrace_tokens(s);
+  a->sym_tokens = check_symbol_tokens(s);
+  if (a->sym_tokens.errors) return a->sym_tokens.errors;
   s.analyses = std::move(a);
   return 0;
 }

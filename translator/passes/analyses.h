@@ -10,6 +10,7 @@
 #include "passes/call_graph.h"
 #include "passes/probe_placement.h"
 #include "passes/reachability.h"
+#include "passes/symbol_tokens.h"
 #include "passes/syscall_dispatch.h"
 
 namespace ukstap::passes {
@@ -20,6 +21,7 @@ struct Analyses {
   Reachability reach;          // reachability.h: functions and globals per side, stack use
   SyscallDispatch dispatch;    // syscall_dispatch.h: the dispatcher policy and slots
   BacktraceTokens bt_tokens;   // backtrace_tokens.h: ubacktrace() keys kept as stack ids
+  SymbolTokens sym_tokens;     // symbol_tokens.h: symbol/stack placeholders read as text: errors
 };
 
 // Runs the analyses into s.analyses. Returns the number of errors (reported through s.diag);

@@ -25,6 +25,49 @@ ast::StapFile* pattern_file(Session& s) {
   return parse::parse_file(s, src, none);
 }
 
+// Aliases are matched by the pattern itself, but the built-in families are found by their first
+// component's name, so a pattern starting with a wildcard (`*`, `**`, `t*.**`) reaches none of
+// them. As stap's matcher walks its tree, the wildcard is tried against every family's name
+// here: `*` then lists begin, end, error, never (the one-component points), `**` every point
+// without a parameter (timer.profile, perf.sw.cpu_clock, process.begin, input.char, ...), and
+// also every tracepoint, whose parameter is known (`kernel.trace("*")`, tracefs's
+// available_events). Forms that need a path, a PID or a number are not points until given one:
+// --dump-probe-types lists them.
+std::vector<ast::ProbePoint*> builtin_expansions(Session& s, const ast::ProbePoint& written) {
+  std::vector<ast::ProbePoint*> out;
+  if (written.components.empty()) return out;
+  const std::string& first = written.components[0].functor;
+  if (written.components[0].arg || !probes::has_glob(first)) return out;
+  bool swallow = first.find("**") != std::string::npos;
+  auto with_first = [&](const std::string& family, bool keep_swallowing) {
+    auto* q = s.arena.make<ast::ProbePoint>();
+    *q = written;
+    q->components[0].functor = family;
+    if (keep_swallowing)
+      q->components.insert(q->components.begin() + 1, ast::ProbePointComponent{"**", nullptr,
+                                                                                written.tok});
+    out.push_back(q);
+  };
+  for (const auto& family : probes::builtin_names_after({})) {
+    // ukstap's own families (__input: input.stp's implementation) only when asked by name
+    if (family.rfind("__", 0) == 0 && first.rfind("__", 0) != 0) continue;
+    if (swallow) {
+      with_first(family, false);
+      with_first(family, true);
+    } else if (probes::glob_match(first, family)) {
+      with_first(family, false);
+    }
+  }
+  if (swallow && written.components.size() == 1) {
+    std::string text = "probe kernel.trace(\"*\") ? {}\n";
+    const SourceFile* src = s.add_source("<input>", text, /*is_tapset=*/false);
+    parse::MacroLibrary none;
+    if (auto* f = parse::parse_file(s, src, none); f && !f->probes.empty())
+      out.insert(out.end(), f->probes[0]->locations.begin(), f->probes[0]->locations.end());
+  }
+  return out;
+}
+
 std::string listed_name(const DerivedProbe& p) {
   return p.alias_name ? p.alias_name->str() : p.point->str();
 }
@@ -39,7 +82,12 @@ int list_probes(Session& s, std::ostream& out) {
   // only when something matched (stap prints nothing for a pattern that matches nothing).
   passes::SymbolTable symbols(s);
   std::set<std::string> names;
+  std::vector<ast::ProbePoint*> written = file->probes[0]->locations;
   for (auto* loc : file->probes[0]->locations) {
+    auto more = builtin_expansions(s, *loc);
+    written.insert(written.end(), more.begin(), more.end());
+  }
+  for (auto* loc : written) {
     std::vector<passes::Derivation> ds;
     try {
       passes::derive_points(s, symbols, *loc, ds);
@@ -87,7 +135,9 @@ int list_probes(Session& s, std::ostream& out) {
         if (l->name.rfind("__", 0) == 0 || !seen.insert(l->name).second) continue;
         line += " " + l->name + ":" + ast::type_name(l->type);
       }
-    if (!probes.front()->alias_name) {
+    // An alias's body and the code after it see the $variables of the point(s) it stands for:
+    // stap -L lists them after the alias's own locals.
+    {
       for (const auto& var : probes.front()->target_vars) {
         bool common = std::all_of(probes.begin(), probes.end(), [&](const DerivedProbe* p) {
           return std::find(p->target_vars.begin(), p->target_vars.end(), var) !=

@@ -1,8 +1,10 @@
 // Checks that do not depend on types: control flow that cannot be, target writes without -g,
 // and SystemTap's "never-assigned local variable" warning.
+#include <algorithm>
 #include <set>
 
 #include "passes/elaborate_steps.h"
+#include "passes/symbol_table.h"
 
 namespace ukstap::passes {
 
@@ -79,12 +81,23 @@ class Checker : public ast::TraversingVisitor {
   int loops_ = 0;
 };
 
-// "never-assigned local variable 'x'": read but never given a value.
+// "never-assigned local variable 'x'": read but never given a value. As stap, with the
+// variables it may be a misspelling of (" (similar: x, y)"): the assigned locals and parameters
+// of the same probe or function, and the globals in use.
 void warn_unassigned(Session& s, const std::vector<ast::Vardecl*>& locals,
                      const std::set<const ast::Vardecl*>& written) {
   for (auto* l : locals) {
     if (written.count(l)) continue;
-    s.diag.warning("never-assigned local variable '" + l->name + "'", l->tok);
+    std::vector<std::string> names;
+    for (auto* v : written)
+      if (v && v != l && !v->is_global) names.push_back(v->name);
+    std::sort(names.begin(), names.end());  // `written` is ordered by address
+    for (auto* g : s.globals)
+      if (g && !g->is_private && !g->synthetic) names.push_back(g->name);
+    auto similar = closest_names(l->name, names);
+    s.diag.warning("never-assigned local variable '" + l->name + "'" +
+                       (similar.empty() ? "" : " (similar: " + join(similar, ", ") + ")"),
+                   l->tok);
   }
 }
 

@@ -102,9 +102,10 @@ std::vector<std::string> closest_names(const std::string& name,
   std::stable_sort(scored.begin(), scored.end(),
                    [](auto& x, auto& y) { return x.first < y.first; });
   std::vector<std::string> out;
+  std::set<std::string> once;  // a name may be offered by several sources (alias and family)
   for (auto& [d, i] : scored) {
     if (out.size() >= max) break;
-    out.push_back(candidates[i]);
+    if (once.insert(candidates[i]).second) out.push_back(candidates[i]);
   }
   return out;
 }
