@@ -123,6 +123,7 @@ class Runner {
   bool stop_ = false;
   int max_errors_ = 0;
   std::map<int, const ProbeInfo*> by_id_;
+  std::multimap<int, const ProbeInfo*> sharers_;  // program id -> the other probes it runs
   struct stp_config config_ {};  // made once (run_config.h), given to both sides
   struct stp_session local_session_ {};
   volatile struct stp_session* session_ = &local_session_;  // the mmapped "stp_session" map
@@ -258,20 +259,26 @@ bool Runner::attach_all() {
   bpf_object__for_each_program(prog, obj_) {
     int id = -1;
     if (std::sscanf(bpf_program__name(prog), "stp_probe_%d", &id) != 1 || !by_id_.count(id)) continue;
-    const ProbeInfo& p = *by_id_[id];
-    if (p.native) continue;
-    if (loader::interrupted()) return false;  // SIGINT/SIGTERM: stop here, detach what is attached
-    if (!loader::attach_probe(cx, p, prog)) {
-      int err = errno ? errno : EINVAL;
-      struct rlimit nofile{};
-      std::string limit = err == EMFILE && ::getrlimit(RLIMIT_NOFILE, &nofile) == 0
-                              ? " (ulimit -n is " + std::to_string(nofile.rlim_cur) + ")"
-                              : "";
-      fail("cannot attach " + probe_where(p) + ": " + std::strerror(err) + limit +
-           (s_.opts.verbose > 0 ? "\n" + g_libbpf_log : ""));
-      return false;
+    if (by_id_[id]->native) continue;
+    // The probe, then the syscall probes its program runs too (codegen/shared_programs.h).
+    auto sharers = sharers_.equal_range(id);
+    std::vector<const ProbeInfo*> runs{by_id_[id]};
+    for (auto it = sharers.first; it != sharers.second; ++it) runs.push_back(it->second);
+    for (const ProbeInfo* pi : runs) {
+      const ProbeInfo& p = *pi;
+      if (loader::interrupted()) return false;  // SIGINT/SIGTERM: stop here, detach what is attached
+      if (!loader::attach_probe(cx, p, prog)) {
+        int err = errno ? errno : EINVAL;
+        struct rlimit nofile{};
+        std::string limit = err == EMFILE && ::getrlimit(RLIMIT_NOFILE, &nofile) == 0
+                                ? " (ulimit -n is " + std::to_string(nofile.rlim_cur) + ")"
+                                : "";
+        fail("cannot attach " + probe_where(p) + ": " + std::strerror(err) + limit +
+             (s_.opts.verbose > 0 ? "\n" + g_libbpf_log : ""));
+        return false;
+      }
+      if (s_.opts.verbose > 1) s_.diag.stream() << "attached " << probe_where(p) << "\n";
     }
-    if (s_.opts.verbose > 1) s_.diag.stream() << "attached " << probe_where(p) << "\n";
   }
   // The syscall dispatchers (runtime/bpf/stp_bpf_probes.h), after every probe has its place;
   // the runtime's programs (their SEC names say where).
@@ -397,7 +404,10 @@ void Runner::cleanup() {
 }
 
 int Runner::run() {
-  for (auto& p : m_.probes) by_id_[p.id] = &p;
+  for (auto& p : m_.probes) {
+    by_id_[p.id] = &p;
+    if (p.program >= 0) sharers_.emplace(p.program, &p);
+  }
 
   // Signals are never blocked (loader/interrupt.h): until the probes are being attached a
   // SIGINT/SIGTERM ends the process from its handler (nothing is attached, the kernel frees
