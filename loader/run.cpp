@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -447,20 +448,31 @@ int Runner::run() {
     ::setrlimit(RLIMIT_NOFILE, &nofile);
   }
 
+  // -v: where pass 5's start-up goes (bench/startup.sh; docs/DESIGN.md "Start-up").
+  auto ms_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  };
+  auto t_start = std::chrono::steady_clock::now();
+  double ms_stacks = 0, ms_bpf = 0, ms_native = 0, ms_attach = 0;
   if (m_.uses_user_stacks && !stacks_.start_user(target_pid_, target_.path(), out_, why))
     return fail(why);
   if (m_.uses_kernel_stacks) stacks_.start_kernel(out_);
+  ms_stacks = ms_since(t_start);
   // One configuration for both sides, made before either is loaded (run_config.h).
   loader::RunConfigInput cin;
   cin.target_pid = target_pid_;
   cin.vdso_file_id = stacks_.vdso_file_id();
   cin.tables_loading = stacks_.tables_loading();
   config_ = loader::make_run_config(cin);
+  auto t_step = std::chrono::steady_clock::now();
   if (!s_.bpf_object_path.empty()) {
     if (!load_bpf()) return 1;
     stacks_.attach(obj_, session_);
   }
+  ms_bpf = ms_since(t_step);
+  t_step = std::chrono::steady_clock::now();
   if (!open_native()) return 1;
+  ms_native = ms_since(t_step);
   if (s_.opts.verbose > 0) s_.diag.stream() << "Pass 5: starting run.\n";
 
   // Kernel probes are attached while the runtime is "starting" (their handlers return at once),
@@ -470,7 +482,24 @@ int Runner::run() {
   // ukstap holds the fd, so other tracers are not slowed after it exits).
   if (s_.opts.verbose > 1) bpf_stats_.start();
   loader::exit_on_interrupt(false);  // from here on, detach before exiting
-  if (!attach_all()) {
+  t_step = std::chrono::steady_clock::now();
+  bool attached = attach_all();
+  ms_attach = ms_since(t_step);
+  if (attached && s_.opts.verbose > 0) {
+    int programs = 0;
+    struct bpf_program* prog;
+    if (obj_)
+      bpf_object__for_each_program(prog, obj_) programs += bpf_program__fd(prog) >= 0;
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "Pass 5: started in %.0f ms: stack sources %.0f, BPF load %.0f (%d programs), "
+                  "native module %.0f, attach %.0f (%zu kernel probes).\n",
+                  ms_since(t_start), ms_stacks, ms_bpf, programs, ms_native, ms_attach,
+                  (size_t)std::count_if(m_.probes.begin(), m_.probes.end(),
+                                        [](const ProbeInfo& p) { return !p.native; }));
+    s_.diag.stream() << line;
+  }
+  if (!attached) {
     if (!loader::interrupted()) return 1;
     // SIGINT/SIGTERM while attaching: no begin probe ran, so no end probe runs; what is
     // attached is detached, the parked target let go.
