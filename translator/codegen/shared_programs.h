@@ -27,14 +27,20 @@ class SharedSyscallPrograms {
   // The handlers, each program once, in the order their first probe came.
   std::string text() const;
 
-  // The body with the probe's own id replaced (what two handlers must share to be one program).
-  static std::string canonical(int id, const std::string& body);
+  // The body with the probe's own id replaced (what two handlers must share to be one
+  // program), and the string literals copied into a local (`name = "read"` in every syscall
+  // alias: stp_str_copy(c, DST, "read");) replaced by a placeholder, each appended to `literals`.
+  static std::string canonical(int id, const std::string& body, std::vector<std::string>* literals);
 
  private:
+  struct Member {
+    int nr = 0, id = 0;
+    std::vector<std::string> literals;  // as C literals, quotes included
+  };
   struct Group {
     int rep = 0;
-    std::string head, body;
-    std::vector<std::pair<int, int>> members;  // (syscall number, probe id), rep included
+    std::string head, body;  // body: canonical, literals as "@L@"
+    std::vector<Member> members;  // rep first
   };
   std::vector<Group> groups_;
   std::map<std::string, size_t> by_key_;
