@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -123,6 +124,7 @@ class Runner {
   bool stop_ = false;
   int max_errors_ = 0;
   std::map<int, const ProbeInfo*> by_id_;
+  std::multimap<int, const ProbeInfo*> sharers_;  // program id -> the other probes it runs
   struct stp_config config_ {};  // made once (run_config.h), given to both sides
   struct stp_session local_session_ {};
   volatile struct stp_session* session_ = &local_session_;  // the mmapped "stp_session" map
@@ -258,20 +260,26 @@ bool Runner::attach_all() {
   bpf_object__for_each_program(prog, obj_) {
     int id = -1;
     if (std::sscanf(bpf_program__name(prog), "stp_probe_%d", &id) != 1 || !by_id_.count(id)) continue;
-    const ProbeInfo& p = *by_id_[id];
-    if (p.native) continue;
-    if (loader::interrupted()) return false;  // SIGINT/SIGTERM: stop here, detach what is attached
-    if (!loader::attach_probe(cx, p, prog)) {
-      int err = errno ? errno : EINVAL;
-      struct rlimit nofile{};
-      std::string limit = err == EMFILE && ::getrlimit(RLIMIT_NOFILE, &nofile) == 0
-                              ? " (ulimit -n is " + std::to_string(nofile.rlim_cur) + ")"
-                              : "";
-      fail("cannot attach " + probe_where(p) + ": " + std::strerror(err) + limit +
-           (s_.opts.verbose > 0 ? "\n" + g_libbpf_log : ""));
-      return false;
+    if (by_id_[id]->native) continue;
+    // The probe, then the syscall probes its program runs too (codegen/shared_programs.h).
+    auto sharers = sharers_.equal_range(id);
+    std::vector<const ProbeInfo*> runs{by_id_[id]};
+    for (auto it = sharers.first; it != sharers.second; ++it) runs.push_back(it->second);
+    for (const ProbeInfo* pi : runs) {
+      const ProbeInfo& p = *pi;
+      if (loader::interrupted()) return false;  // SIGINT/SIGTERM: stop here, detach what is attached
+      if (!loader::attach_probe(cx, p, prog)) {
+        int err = errno ? errno : EINVAL;
+        struct rlimit nofile{};
+        std::string limit = err == EMFILE && ::getrlimit(RLIMIT_NOFILE, &nofile) == 0
+                                ? " (ulimit -n is " + std::to_string(nofile.rlim_cur) + ")"
+                                : "";
+        fail("cannot attach " + probe_where(p) + ": " + std::strerror(err) + limit +
+             (s_.opts.verbose > 0 ? "\n" + g_libbpf_log : ""));
+        return false;
+      }
+      if (s_.opts.verbose > 1) s_.diag.stream() << "attached " << probe_where(p) << "\n";
     }
-    if (s_.opts.verbose > 1) s_.diag.stream() << "attached " << probe_where(p) << "\n";
   }
   // The syscall dispatchers (runtime/bpf/stp_bpf_probes.h), after every probe has its place;
   // the runtime's programs (their SEC names say where).
@@ -397,7 +405,10 @@ void Runner::cleanup() {
 }
 
 int Runner::run() {
-  for (auto& p : m_.probes) by_id_[p.id] = &p;
+  for (auto& p : m_.probes) {
+    by_id_[p.id] = &p;
+    if (p.program >= 0) sharers_.emplace(p.program, &p);
+  }
 
   // Signals are never blocked (loader/interrupt.h): until the probes are being attached a
   // SIGINT/SIGTERM ends the process from its handler (nothing is attached, the kernel frees
@@ -437,20 +448,31 @@ int Runner::run() {
     ::setrlimit(RLIMIT_NOFILE, &nofile);
   }
 
+  // -v: where pass 5's start-up goes (bench/startup.sh; docs/DESIGN.md "Start-up").
+  auto ms_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  };
+  auto t_start = std::chrono::steady_clock::now();
+  double ms_stacks = 0, ms_bpf = 0, ms_native = 0, ms_attach = 0;
   if (m_.uses_user_stacks && !stacks_.start_user(target_pid_, target_.path(), out_, why))
     return fail(why);
   if (m_.uses_kernel_stacks) stacks_.start_kernel(out_);
+  ms_stacks = ms_since(t_start);
   // One configuration for both sides, made before either is loaded (run_config.h).
   loader::RunConfigInput cin;
   cin.target_pid = target_pid_;
   cin.vdso_file_id = stacks_.vdso_file_id();
   cin.tables_loading = stacks_.tables_loading();
   config_ = loader::make_run_config(cin);
+  auto t_step = std::chrono::steady_clock::now();
   if (!s_.bpf_object_path.empty()) {
     if (!load_bpf()) return 1;
     stacks_.attach(obj_, session_);
   }
+  ms_bpf = ms_since(t_step);
+  t_step = std::chrono::steady_clock::now();
   if (!open_native()) return 1;
+  ms_native = ms_since(t_step);
   if (s_.opts.verbose > 0) s_.diag.stream() << "Pass 5: starting run.\n";
 
   // Kernel probes are attached while the runtime is "starting" (their handlers return at once),
@@ -460,7 +482,24 @@ int Runner::run() {
   // ukstap holds the fd, so other tracers are not slowed after it exits).
   if (s_.opts.verbose > 1) bpf_stats_.start();
   loader::exit_on_interrupt(false);  // from here on, detach before exiting
-  if (!attach_all()) {
+  t_step = std::chrono::steady_clock::now();
+  bool attached = attach_all();
+  ms_attach = ms_since(t_step);
+  if (attached && s_.opts.verbose > 0) {
+    int programs = 0;
+    struct bpf_program* prog;
+    if (obj_)
+      bpf_object__for_each_program(prog, obj_) programs += bpf_program__fd(prog) >= 0;
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "Pass 5: started in %.0f ms: stack sources %.0f, BPF load %.0f (%d programs), "
+                  "native module %.0f, attach %.0f (%zu kernel probes).\n",
+                  ms_since(t_start), ms_stacks, ms_bpf, programs, ms_native, ms_attach,
+                  (size_t)std::count_if(m_.probes.begin(), m_.probes.end(),
+                                        [](const ProbeInfo& p) { return !p.native; }));
+    s_.diag.stream() << line;
+  }
+  if (!attached) {
     if (!loader::interrupted()) return 1;
     // SIGINT/SIGTERM while attaching: no begin probe ran, so no end probe runs; what is
     // attached is detached, the parked target let go.

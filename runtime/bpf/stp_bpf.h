@@ -15,6 +15,7 @@
 #include "bpf/stp_bpf_maps.h"
 #include "bpf/stp_bpf_hooks.h"   /* before probes: the syscall record reads the task's registers */
 #include "bpf/stp_bpf_probes.h"
+#include "bpf/stp_bpf_syscall_shared.h"  /* syscall probes sharing one program */
 #include "bpf/stp_bpf_ktypes.h"
 #include "bpf/stp_bpf_process.h"  /* the process family: filters, task-finder events */
 #include "bpf/stp_bpf_netfilter.h"  /* the netfilter family: verdict, $skb/$in/$out */

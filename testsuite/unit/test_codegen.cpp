@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "driver/passes.h"
+#include "codegen/module_info.h"
 #include "driver/session.h"
 #include "loader/passes.h"
 #include "passes/analyses.h"
@@ -259,9 +260,43 @@ TEST_CASE("codegen: two syscall probes go through the dispatcher: raw_tp program
   CHECK(d.max_slots[0] == 1);
   CHECK(d.max_slots[1] == 0);
   REQUIRE(t.compile());
+  // Both bodies are `n++`: one program, at both numbers (codegen/shared_programs.h).
+  CHECK(probe_programs(t.s.bpf_object_path) == Programs{{"stp_probe_0", "raw_tp"},
+                                                        {"stp_sys_enter_0", "raw_tp/sys_enter"}});
+  REQUIRE(t.s.module->probes.size() >= 2);  // and the display of n at the end
+  CHECK(t.s.module->probes[0].program == -1);
+  CHECK(t.s.module->probes[1].program == 0);
+  CHECK(t.s.module->source.find("[" + std::to_string(SYS_openat) + "] = 1, [" +
+                                std::to_string(SYS_close) + "] = 2,") != std::string::npos);
+}
+
+TEST_CASE("codegen: syscall probes share a program only with the same code, direction and slot",
+          "[codegen]") {
+  if (!have_syscall_events()) {
+    ukstap::test::skip_outside_ci("no syscalls:sys_enter_openat/close tracepoints");
+    return;
+  }
+  // 0 and 2 are the same code; 1 reads another variable; 3 is a return probe; 4 is close's
+  // second probe (slot 1), the same code as 0 but not at the same place in the prog array.
+  Script t("global n, m\n"
+           "probe kernel.trace(\"syscalls:sys_enter_openat\") { n++ }\n"
+           "probe kernel.trace(\"syscalls:sys_enter_read\") { m++ }\n"
+           "probe kernel.trace(\"syscalls:sys_enter_close\") { n++ }\n"
+           "probe kernel.trace(\"syscalls:sys_exit_close\") { n++ }\n"
+           "probe kernel.trace(\"syscalls:sys_enter_close\") { n++ }\n");
+  REQUIRE(t.failed_pass == 0);
+  std::vector<int> program;
+  for (auto& p : t.s.module->probes)
+    if (p.syscall_slot >= 0) program.push_back(p.program);  // not the display of n and m
+  CHECK(program == std::vector<int>{-1, -1, 0, -1, -1});
+  REQUIRE(t.compile());
   CHECK(probe_programs(t.s.bpf_object_path) == Programs{{"stp_probe_0", "raw_tp"},
                                                         {"stp_probe_1", "raw_tp"},
-                                                        {"stp_sys_enter_0", "raw_tp/sys_enter"}});
+                                                        {"stp_probe_3", "raw_tp"},
+                                                        {"stp_probe_4", "raw_tp"},
+                                                        {"stp_sys_enter_0", "raw_tp/sys_enter"},
+                                                        {"stp_sys_enter_1", "raw_tp/sys_enter"},
+                                                        {"stp_sys_exit_0", "raw_tp/sys_exit"}});
 }
 
 TEST_CASE("codegen: -D STP_SYSCALL_DISPATCH=0 keeps one tracepoint program per syscall event",

@@ -3,6 +3,7 @@
 // texts come from docs/STAP-FORMATS.md (§2, §5, §6), not from this code's output.
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <sstream>
 
 #include "driver/passes.h"
@@ -284,4 +285,29 @@ probe named.point = end { nm = __names[1] }
   Elab unused("probe end { n = 1; n++ }", tapset);
   REQUIRE(unused.rc == 0);
   REQUIRE(unused.s.probes.size() == 1);
+}
+
+TEST_CASE("an if whose branches only assign unread locals is elided with them", "[elaborate]") {
+  // As the syscall tapsets' open: argstr in both branches of an if on flags. A script that
+  // reads none of them keeps no local (and its probe's code is the same as any other's).
+  const char* tapset = R"(
+function quote:string (s:string) %{ /* pure */ %}
+probe foo.open = begin { flags = 64; file = quote("x")
+  if (flags & 64) argstr = file . "!" else argstr = file }
+)";
+  Elab e("global n; probe foo.open { n++ }", tapset);
+  REQUIRE(e.rc == 0);
+  REQUIRE(e.s.probes[0]->locals.empty());
+  // Read, they stay (the condition's flags too).
+  Elab r("probe foo.open { print(argstr) }", tapset);
+  REQUIRE(r.rc == 0);
+  std::set<std::string> names;
+  for (auto* l : r.s.probes[0]->locals) names.insert(l->name);
+  REQUIRE(names == std::set<std::string>{"argstr", "file", "flags"});
+  // A condition with an effect keeps the if.
+  Elab k("global n; probe foo.open { n++ }",
+         "global g\nfunction f:long () { g++; return 1 }\n"
+         "probe foo.open = begin { if (f()) a = 1 else a = 2 }");
+  REQUIRE(k.rc == 0);
+  REQUIRE(k.s.functions.size() == 1);
 }

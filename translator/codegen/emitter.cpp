@@ -151,8 +151,12 @@ std::string Emitter::fn_c_name(const ast::Function* f) {
 
 int Emitter::location(const Token* tok) {
   if (!tok) return -1;
-  m_.locations.push_back(describe_token(*tok));
-  return static_cast<int>(m_.locations.size()) - 1;
+  // One id per text: the same token in many probes (syscall.*'s body) is one location, so
+  // their handlers stay the same code (shared_programs.h).
+  std::string where = describe_token(*tok);
+  auto [it, added] = location_ids_.try_emplace(where, static_cast<int>(m_.locations.size()));
+  if (added) m_.locations.push_back(where);
+  return it->second;
 }
 
 int Emitter::format_id(const std::string& fmt, const std::vector<ast::FormatComponent>& comps) {
@@ -1641,7 +1645,9 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
   body << (info.native ? "#ifdef __UKSTAP_NATIVE__\n" : "#ifdef __UKSTAP_BPF__\n");
   if (via_dispatcher) body << kReadSysrec;
   // The probe point can hold DWARF names and paths from the traced binary: c_comment escapes.
-  body << c_comment(info.pp) << "\n" << macro << "\n{\n";
+  body << c_comment(info.pp) << "\n";
+  const size_t head_len = body.str().size();  // what differs between same-code probes
+  body << macro << "\n{\n";
   body << "  STP_PROBE_ENTER(" << id << ");\n";
   if (via_dispatcher) body << "  stp__sysrec_fill(&c->k, ctx, " << (sys_exit ? 1 : 0) << ");\n";
   // begin/end/error run with interrupts enabled in SystemTap: MAXACTION_INTERRUPTIBLE applies.
@@ -1663,7 +1669,14 @@ void Emitter::emit_probe(DerivedProbe* p, int id) {
   body << "  goto out;\nout:\n  STP_PROBE_LEAVE();\n}\n";
   if (via_dispatcher) body << kReadCtx;
   body << "#endif\n\n";
-  probes_ << body.str();
+  if (via_dispatcher) {
+    std::string t = body.str();
+    int program = shared_.add(id, sys_exit, dispatch->slot, dispatch->nr, t.substr(0, head_len),
+                              t.substr(head_len), fr.fields);
+    if (program != id) info.program = program;
+  } else {
+    probes_ << body.str();
+  }
   if (info.native)
     m_.has_native_probes = true;
   else
@@ -1769,7 +1782,7 @@ int Emitter::run() {
     all << h << types_.str() << "\n" << ctx.str() << protos.str() << "\n"
         << "#ifdef __UKSTAP_BPF__\nstruct stp_cbdata { struct stp_context *c; struct stp_globals *g; void *ctx; };\n"
         << callbacks_.str() << "#endif\n\n"
-        << functions_.str() << probes_.str();
+        << functions_.str() << probes_.str() << shared_.text();
     // The syscall dispatchers (passes/syscall_dispatch.h): one raw tracepoint program per slot
     // and direction, tail-calling the probe at (syscall number, slot) in its prog array.
     for (int dir = 0; dir < 2; ++dir) {

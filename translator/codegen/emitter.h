@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/module_info.h"
+#include "codegen/shared_programs.h"
 #include "driver/session.h"
 #include "passes/analyses.h"
 
@@ -69,11 +70,13 @@ class Emitter {
   std::ostringstream probes_;     // probe handlers
   std::ostringstream callbacks_;  // kernel foreach bodies (bpf_for_each_map_elem callbacks)
   int next_callback_ = 0;
+  SharedSyscallPrograms shared_;  // dispatched syscall probes' handlers, one per same code
   std::deque<Frame> frames_;      // probe and function frames (stable addresses)
   std::map<const ast::Vardecl*, std::string> var_access_;  // locals/params → C lvalue
   std::map<const ast::Vardecl*, int> map_index_;           // array/stats globals → m.maps index
   std::map<const ast::Function*, Frame*> function_frames_;
   std::map<std::string, int> format_ids_;
+  std::map<std::string, int> location_ids_;  // m_.locations by text
   std::set<std::string> used_c_names_;
   int errors_ = 0;
   bool has_scalar_globals_ = false;

@@ -19,6 +19,9 @@ struct ProbeInfo {
   // Behind the syscall dispatcher (a syscalls:sys_* tracepoint with TracepointPoint::
   // syscall_nr): the probe's place among the probes of its number; -1 when attached directly.
   int syscall_slot = -1;
+  // Runs in the program of probe `program` (stp_probe_<program>) with other syscall probes of
+  // the same code (codegen/shared_programs.h); -1: in its own, stp_probe_<id>.
+  int program = -1;
   std::string pp;           // pp(): the concrete point
   std::string pn;           // pn(): the alias name or the point as written
   int64_t priority = 0;     // begin(N)/end(N)/error(N)

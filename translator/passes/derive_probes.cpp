@@ -151,9 +151,17 @@ void derive(Session& s, const SymbolTable& symbols, const ast::ProbePoint& pp, C
   if (pp.condition) ctx.conditions.push_back(pp.condition);
   ctx.chain.push_back(&pp);
 
+  // A point whose first component is plain text (kernel.trace("syscalls:sys_enter_read"), the
+  // 361 points syscall.* derives) matches only names with that first component: compared
+  // first, as match_from would, without its glob test for each of the ~9,000 alias names
+  // (3 M glob tests, half of pass 2 for `probe syscall.*`).
+  const std::string* head = nullptr;
+  if (!pp.components.empty() && !probes::has_glob(pp.components[0].functor))
+    head = &pp.components[0].functor;
   bool matched_alias = false;
   for (auto& entry : symbols.aliases()) {
     for (auto* name : entry.alias->alias_names) {
+      if (head && !name->components.empty() && name->components[0].functor != *head) continue;
       if (!point_matches(pp, *name)) continue;
       matched_alias = true;
       Context inner = ctx;

@@ -130,22 +130,45 @@ struct Eliminator : ast::TraversingVisitor {
       return false;
     return !purity.has_effects(as->right);
   }
+  // `if (c) ;` (both branches empty once their assignments went) with a condition without
+  // effects reads nothing any more: the tapsets' `if (flags & O_CREAT) argstr = ... else
+  // argstr = ...` kept flags, the quoted file name and the flag string of every open probe.
+  bool empty_if(ast::Statement* st) {
+    auto* is = dynamic_cast<ast::IfStatement*>(st);
+    auto empty = [](ast::Statement* b) {
+      if (!b || dynamic_cast<ast::NullStatement*>(b)) return true;
+      auto* blk = dynamic_cast<ast::Block*>(b);
+      if (!blk) return false;
+      for (auto* x : blk->statements)
+        if (!dynamic_cast<ast::NullStatement*>(x)) return false;
+      return true;
+    };
+    return is && empty(is->then_stmt) && empty(is->else_stmt) && !purity.has_effects(is->condition);
+  }
+  // Replaces `x = pure_expr;` by a null statement (stap's warning when the script wrote it).
+  bool drop_assignment(ast::Statement*& st) {
+    if (!removable(st)) return false;
+    auto* as = static_cast<ast::AssignmentExpr*>(static_cast<ast::ExprStatement*>(st)->value);
+    const Token* tok = as->tok;
+    if (tok && tok->loc.file && !tok->loc.file->is_tapset)
+      s.diag.warning("Eliding assignment to '" + static_cast<ast::Symbol*>(as->left)->name + "'",
+                     tok);
+    st = s.arena.node<ast::NullStatement>(st->tok);
+    changed = true;
+    return true;
+  }
+  // A branch that is one statement (`if (c) x = e`) is not in a block of its own.
+  void visit(ast::IfStatement& is) override {
+    is.condition->accept(*this);
+    for (ast::Statement** st : {&is.then_stmt, &is.else_stmt})
+      if (*st && !drop_assignment(*st)) (*st)->accept(*this);
+  }
   void visit(ast::Block& b) override {
     for (auto*& st : b.statements) {
-      if (removable(st)) {
-        const Token* tok = static_cast<ast::ExprStatement*>(st)->value->tok;
-        if (tok && tok->loc.file && !tok->loc.file->is_tapset)
-          s.diag.warning("Eliding assignment to '" +
-                             static_cast<ast::Symbol*>(
-                                 static_cast<ast::AssignmentExpr*>(
-                                     static_cast<ast::ExprStatement*>(st)->value)
-                                     ->left)
-                                 ->name +
-                             "'",
-                         tok);
+      if (empty_if(st)) {
         st = s.arena.node<ast::NullStatement>(st->tok);
         changed = true;
-      } else {
+      } else if (!drop_assignment(st)) {
         st->accept(*this);
       }
     }
