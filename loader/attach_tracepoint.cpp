@@ -49,10 +49,10 @@ bool attach_tracepoint(AttachContext& cx, const probes::TracepointPoint& t,
   attr.size = sizeof attr;
   attr.type = PERF_TYPE_TRACEPOINT;
   attr.config = std::strtoull(id.c_str(), nullptr, 10);
-  // Counting, not sampling: the program runs from the tracepoint either way, and nobody reads
-  // this event's samples. A sampling event (period 1) made the kernel build and throw away a
-  // perf sample after every run of the program (perf_swevent_event: ~200 ns an event on bench
-  // item 1, twice the counting probe itself; issue 15's cost).
+  // Counting, not sampling: the program runs from the tracepoint on every CPU either way, and
+  // nobody reads this event's samples. As a sampling event (period 1) it made the kernel build
+  // and throw away a perf sample after every run of the program on the CPU the event is opened
+  // on (CPU 0; perf_swevent_event: ~200 ns an event there on bench item 1, issue 15's cost).
   attr.sample_period = 0;
   int fd = (int)::syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0) return false;

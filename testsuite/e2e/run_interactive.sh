@@ -213,6 +213,27 @@ quit
 EOF
 t "history: ~/.ukstap_history has the lines typed, in order" 0 '' '' -- diff "$T_TMP/history.want" "$HOME_IX/.ukstap_history"
 
+# A history file that is a link (planted in a $HOME root runs with) is not followed: one line
+# says so, and the file the link names is left as it was.
+HOME_LINK="$T_TMP/home-link"
+mkdir -p "$HOME_LINK"
+echo "victim's own text" > "$T_TMP/victim"
+ln -s "$T_TMP/victim" "$HOME_LINK/.ukstap_history"
+tmux -S "$SOCK" new-session -d -s ixl -x 200 -y 20 \
+  "env HOME='$HOME_LINK' TERM=xterm LC_ALL=C '$UKSTAP' -i; echo \"[ukstap exited \$?]\"; exec cat"
+lpane() { tmux -S "$SOCK" capture-pane -p -J -t ixl; }
+lprompt() { lpane | grep -q '^ukstap> '; }
+wait_until lprompt
+t "history: a link as ~/.ukstap_history is refused in one line" 0 '' '' -- bash -c \
+  "tmux -S '$SOCK' capture-pane -p -J -t ixl | grep -qx 'ukstap: history not kept in $HOME_LINK/.ukstap_history: it is not a regular file'"
+tmux -S "$SOCK" send-keys -t ixl -l 'list'
+tmux -S "$SOCK" send-keys -t ixl Enter
+tmux -S "$SOCK" send-keys -t ixl -l 'quit'
+tmux -S "$SOCK" send-keys -t ixl Enter
+lexited() { lpane | grep -q '^\[ukstap exited 0\]$'; }
+wait_until lexited
+t "history: the file the link names is unchanged" 0 "victim's own text"$'\n' '' -- cat "$T_TMP/victim"
+
 # ------------------------------------------------------------------------- piped commands
 # No prompt, no history; the output is the commands' own; errors on stderr, one line each.
 HOME_PIPE="$T_TMP/home-pipe"

@@ -4,6 +4,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sys/select.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <readline/history.h>
@@ -146,15 +147,38 @@ std::string history_path() {
 
 constexpr int kHistoryLines = 1000;
 
+// The history file is used only when it is this user's own: a regular file (not a link) owned
+// by the effective user, or absent from a directory that user owns. Root with another user's
+// $HOME (sudo keeps it) would otherwise create a file its owner cannot write, or follow a
+// link planted there to rewrite any file. Returns why not, or "".
+std::string untrusted_history(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) return "it is not a regular file";
+    if (st.st_uid != ::geteuid()) return "another user owns it";
+    return "";
+  }
+  std::string dir = path.substr(0, path.rfind('/'));
+  if (::stat(dir.empty() ? "/" : dir.c_str(), &st) != 0) return "its directory is missing";
+  if (st.st_uid != ::geteuid()) return "another user owns its directory";
+  return "";
+}
+
 class History {
  public:
   History() : path_(history_path()) {
     if (path_.empty()) return;
     stifle_history(kHistoryLines);
+    if (std::string why = untrusted_history(path_); !why.empty()) {
+      std::cerr << "ukstap: history not kept in " << path_ << ": " << why << "\n";
+      path_.clear();
+      return;
+    }
     read_history(path_.c_str());
   }
   ~History() {
-    if (!path_.empty()) history_truncate_file(path_.c_str(), kHistoryLines);
+    if (!path_.empty() && untrusted_history(path_).empty())
+      history_truncate_file(path_.c_str(), kHistoryLines);
   }
   // Kept as typed, and appended to the file at once: a session that dies keeps its history.
   void add(const std::string& line) {
@@ -163,7 +187,7 @@ class History {
     if (last && line == last->line) return;
     add_history(line.c_str());
     if (path_.empty()) return;
-    int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) return;  // an unwritable home: history for this session only
     ::close(fd);
     append_history(1, path_.c_str());

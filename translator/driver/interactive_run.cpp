@@ -12,8 +12,6 @@
 #include <cstring>
 #include <iostream>
 
-#include "loader/interrupt.h"
-#include "loader/util.h"
 
 namespace ukstap::interactive {
 
@@ -37,8 +35,12 @@ enum class Mode { Foreground, Analyze, Background };
     ::signal(sig, SIG_DFL);
   // A background run is its own process group: the terminal's ^C is the prompt's, `stop` is
   // the run's.
-  if (mode == Mode::Background) ::setpgid(0, 0);
-  loader::install_interrupt_handlers();
+  if (mode == Mode::Background) {
+    ::setpgid(0, 0);
+    // Its output still goes to the terminal under `stty tostop`: stopped by SIGTTOU, it could
+    // not end when `stop` asks.
+    ::signal(SIGTTOU, SIG_IGN);
+  }
   int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   // Commands piped to the prompt are the prompt's: neither the run nor its -c command reads
   // them; nor does a background run read the terminal. A foreground run shares the terminal,
@@ -57,7 +59,6 @@ enum class Mode { Foreground, Analyze, Background };
     s.diag.suppress_warnings = s.opts.suppress_warnings;
     s.diag.verbose = s.opts.verbose;
     s.diag.color = colors_wanted();
-    if (s.opts.disable_cache) loader::disable_cache();
     try {
       rc = run(s);
     } catch (const std::exception& e) {
@@ -155,6 +156,7 @@ int BackgroundRun::stop() {
   if (pid_ <= 0) return -1;
   // SIGINT, as ^C to a plain ukstap: end probes, detach, the -c command's group killed.
   ::kill(pid_, SIGINT);
+  ::kill(pid_, SIGCONT);  // a run stopped by job control (SIGTTIN, SIGTSTP) must see the SIGINT
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }

@@ -162,6 +162,15 @@ int flush_stdout(int rc) {
   return rc;
 }
 
+// One `run` of the interactive prompt, in the child that runs it (driver/interactive_run.h):
+// ukstap's own interrupt handlers and --disable-cache are the loader's, which the prompt (a
+// translator-library part, also linked into the fuzz target) does not link.
+int run_prompted(Session& s) {
+  loader::install_interrupt_handlers();
+  if (s.opts.disable_cache) loader::disable_cache();
+  return run_session(s);
+}
+
 int run(int argc, char** argv) {
   // SIGINT/SIGTERM end every pass promptly (loader/interrupt.h); exit status 1 before
   // pass 5 runs the probes.
@@ -169,7 +178,7 @@ int run(int argc, char** argv) {
   CommandLine cl = parse_command_line(argc, argv, opts, std::cerr);
   // -i: the prompt keeps its own ^C (a run stops, ukstap stays); each run installs these in
   // the process that runs it (driver/interactive_run.h).
-  if (cl.action == CommandLine::Action::Interactive) return interactive::run_prompt(opts, run_session);
+  if (cl.action == CommandLine::Action::Interactive) return interactive::run_prompt(opts, run_prompted);
   loader::install_interrupt_handlers();
   switch (cl.action) {
     case CommandLine::Action::Error: return cl.exit_code;

@@ -132,13 +132,54 @@ struct Check : ast::TraversingVisitor {
   std::set<const Token*> reported;  // one body may serve several points (syscall.getdents)
 
   void fail(const std::string& origin, const std::string& use, const Token* tok) {
+    report(origin + " returns a placeholder that user space replaces with the text only when it "
+                    "is printed; " + use + " would read the placeholder instead (print it, or use "
+                    "it as an array key)",
+           tok);
+  }
+  void report(const std::string& message, const Token* tok) {
     if (!reported.insert(tok).second) return;
     ++r.errors;
-    s.diag.semantic_error(SemanticError(
-        origin + " returns a placeholder that user space replaces with the text only when it is "
-                 "printed; " + use + " would read the placeholder instead (print it, or use it "
-                 "as an array key)",
-        tok));
+    s.diag.semantic_error(SemanticError(message, tok));
+  }
+
+  // sprintf formats in the probe, before user space puts the text in: a width, a precision or
+  // a flag would measure or cut the placeholder (printf pads in user space, after the text is
+  // in: loader/output.cpp). An unadorned %s keeps the placeholder whole.
+  void visit(ast::PrintFormat& e) override {
+    if (!e.to_stream && e.with_format) {
+      size_t a = 0;
+      for (const auto& comp : e.components) {
+        if (comp.conv == ast::FormatComponent::Conv::Literal) continue;
+        if (comp.width == -2) ++a;
+        if (comp.precision == -2) ++a;
+        bool plain = comp.conv == ast::FormatComponent::Conv::String && comp.width == -1 &&
+                     comp.precision == -1 && comp.flag == 0;
+        if (a < e.args.size() && e.args[a] && !plain)
+          if (std::string origin = o.of(e.args[a]); !origin.empty())
+            fail(origin, e.name + "'s padded or cut conversion", e.args[a]->tok ? e.args[a]->tok : e.tok);
+        ++a;
+      }
+    }
+    ast::TraversingVisitor::visit(e);
+  }
+
+  // An array whose key holds placeholders is keyed by them: a text key (a literal, a string
+  // from elsewhere) never equals one, so `cnt["main"]`, `["main"] in cnt` and `delete
+  // cnt["main"]` would silently miss what SystemTap finds. Keys that come from the
+  // placeholders themselves (foreach variables, the same calls) stay allowed.
+  void visit(ast::ArrayIndex& e) override {
+    if (const ast::Vardecl* v = array_of(e.base))
+      for (size_t i = 0; i < e.indexes.size(); ++i) {
+        std::string origin = Origins::at(r.keys, std::make_pair(v, i));
+        if (origin.empty() || !e.indexes[i] || !o.of(e.indexes[i]).empty()) continue;
+        report("array '" + v->name + "' is keyed by the placeholders " + origin +
+                   " returns (user space replaces them with the text only when printed); a key "
+                   "that is not one would never match them (key the array by text another way, "
+                   "or read it with foreach)",
+               e.indexes[i]->tok ? e.indexes[i]->tok : e.tok);
+      }
+    ast::TraversingVisitor::visit(e);
   }
 
   static bool empty_literal(const ast::Expression* e) {
