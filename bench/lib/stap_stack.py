@@ -27,7 +27,9 @@ Frame.__doc__ = """One backtrace line: addr (int); name (None without a symbol);
 (ints: within the symbol, or within the module's mappings when there is no symbol; None when
 not printed); module (None when unknown); src ("FILE:LINE" or None); inexact (bool)."""
 
-_WITH_SYM = re.compile(r"^ 0x([0-9a-f]+) : (\S+?)(?:\+0x([0-9a-f]+)/0x([0-9a-f]+))?"
+# A demangled C++ name has spaces ("f(int) const", "std::function<void ()>"): the name runs
+# up to its +0xOFF/0xSIZE, or to " [module]" when there is none.
+_WITH_SYM = re.compile(r"^ 0x([0-9a-f]+) : (.+?)(?:\+0x([0-9a-f]+)/0x([0-9a-f]+))?"
                        r"(?: at (\S+:\d+))? \[(.*)\]( \(inexact\))?$")
 _WITH_MOD = re.compile(r"^ 0x([0-9a-f]+) \[(.+?)\+0x([0-9a-f]+)/0x([0-9a-f]+)\]( \(inexact\))?$")
 _BARE = re.compile(r"^ 0x([0-9a-f]+)( \(inexact\))?$")
