@@ -11,6 +11,7 @@
 #include "common/stp_strings.h"
 #include "loader/ksym.h"
 #include "loader/stack_ids.h"
+#include "loader/symbol_list.h"
 #include "loader/stack_tokens.h"
 
 namespace ukstap::loader {
@@ -96,21 +97,7 @@ void KernelStacks::walk(const std::vector<uint64_t>& pcs, int flags, std::vector
 // print_syms: what the tapset's loop did in stap: tokenize(list, " ") and, per token,
 // sprintf(" %s : %s\n", tok, symdata(strtol(tok, 16))).
 std::string KernelStacks::format_list(const std::string& list) {
-  std::string out;
-  size_t i = 0;
-  while (i < list.size()) {
-    size_t j = list.find(' ', i);
-    if (j == std::string::npos) j = list.size();
-    if (j > i) {
-      std::string tok = list.substr(i, j - i);
-      std::string buf(tok, 0, 4095);
-      buf.resize(4096, '\0');  // the parser indexes modulo its power-of-two capacity
-      uint64_t addr = (uint64_t)stp_s_strtol(buf.c_str(), 16, 4096);
-      out += " " + tok + " : " + format_one(resolve(addr, false), _STP_SYM_DATA) + "\n";
-    }
-    i = j + 1;
-  }
-  return out;
+  return format_symbol_list(list, [&](uint64_t addr) { return format_one(resolve(addr, false), _STP_SYM_DATA); });
 }
 
 std::string KernelStacks::no_stack(uint16_t probe_id, const std::string& native_pp) const {

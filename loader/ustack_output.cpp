@@ -4,6 +4,7 @@
 #include "loader/stack_cut_note.h"
 #include "loader/stack_hex_tokens.h"
 #include "loader/stack_ids.h"
+#include "loader/symbol_list.h"
 #include "loader/stack_tokens.h"
 
 #include <cinttypes>
@@ -128,23 +129,9 @@ std::string UserStacks::format_one(const Frame& r, int flags) {
 }
 
 std::string UserStacks::format_list(int pid, uint64_t t_ns, const std::string& list) {
-  std::string out;
-  size_t i = 0;
-  while (i < list.size()) {
-    size_t j = list.find(' ', i);
-    if (j == std::string::npos) j = list.size();
-    if (j > i) {
-      std::string tok = list.substr(i, j - i);
-      // strtol(tok, 16) as the script's: the same parser (common/stp_strings.h), which indexes
-      // modulo its power-of-two capacity.
-      std::string buf(tok, 0, 4095);
-      buf.resize(4096, '\0');
-      uint64_t addr = (uint64_t)stp_s_strtol(buf.c_str(), 16, 4096);
-      out += " " + tok + " : " + format_one(resolve(pid, addr, t_ns, false), _STP_SYM_DATA) + "\n";
-    }
-    i = j + 1;
-  }
-  return out;
+  return format_symbol_list(list, [&](uint64_t addr) {
+    return format_one(resolve(pid, addr, t_ns, false), _STP_SYM_DATA);
+  });
 }
 
 std::string UserStacks::source_text(int pid, uint64_t addr, uint64_t t_ns, int flags) {

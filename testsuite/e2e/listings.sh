@@ -19,22 +19,7 @@ done
 # The fields of sys_enter_openat's format file, in stap's type spelling: integers are long, a
 # pointer keeps its C type with `const` after what it qualifies (`const char *` -> `char const*`).
 want_openat='syscall.openat name:string dfd:long dfd_str:string filename:string filename_unquoted:string flags:long flags_str:string mode:long argstr:string'
-want_openat+=$(python3 - "$TRACEFS/events/syscalls/sys_enter_openat/format" <<'PY'
-import re, sys
-for line in open(sys.argv[1]):
-    m = re.match(r'\s*field:(.*?)\s*(\w+);', line)
-    if not m or m.group(2).startswith('common_') or m.group(2) == '__syscall_nr': continue
-    t = m.group(1)
-    if '*' in t:
-        base, stars = t.split('*', 1)
-        base = base.strip()
-        if base.startswith('const '): base = base[6:] + ' const'
-        t = base + '*' + stars.replace(' ', '')
-    else:
-        t = 'long'
-    print(' $%s:%s' % (m.group(2), t), end='')
-PY
-)
+want_openat+=$(python3 "$UKSTAP_TOP_SRCDIR/testsuite/e2e/tracepoint_fields.py" "$TRACEFS" sys_enter_openat)
 t "-L syscall.openat: the alias's locals, then sys_enter_openat's fields" 0 "$want_openat"$'\n' '' \
   -- "$UKSTAP" -L syscall.openat
 
@@ -44,24 +29,12 @@ t "-L syscall.openat: the alias's locals, then sys_enter_openat's fields" 0 "$wa
 "$UKSTAP" -p2 -e 'probe syscall.*, syscall.*.return {}' > "$T_TMP/p2.sys" 2>> "$T_TMP/L.sys.err"
 t "-L 'syscall.*': every alias's \$variables are its tracepoints' common fields" 0 '' '' -- python3 - \
   "$TRACEFS" "$T_TMP/L.sys" "$T_TMP/p2.sys" "$T_TMP/L.sys.err" <<'PY'
-import re, sys
+import os, re, sys
 tracefs, listing, chains, err = sys.argv[1:]
 if open(err).read(): sys.exit('stderr: ' + open(err).read())
-def fields(event):
-    out = []
-    for line in open('%s/events/syscalls/%s/format' % (tracefs, event)):
-        m = re.match(r'\s*field:(.*?)\s*(\w+);', line)
-        if not m or m.group(2).startswith('common_') or m.group(2) == '__syscall_nr': continue
-        t = m.group(1)
-        if '*' in t:
-            base, stars = t.split('*', 1)
-            base = base.strip()
-            if base.startswith('const '): base = base[6:] + ' const'
-            t = base + '*' + stars.replace(' ', '')
-        else:
-            t = 'long'
-        out.append('$%s:%s' % (m.group(2), t))
-    return out
+sys.path.insert(0, os.environ['UKSTAP_TOP_SRCDIR'] + '/testsuite/e2e')
+from tracepoint_fields import fields as tp_fields
+def fields(event): return tp_fields(tracefs, event)
 events = {}
 for line in open(chains):
     m = re.match(r'kernel\.trace\("syscalls:(\w+)"\) /\* <- .* <- (syscall\.[\w.]+) <- syscall\.\*', line)

@@ -1,12 +1,13 @@
 // A C++ program whose functions have long mangled names, for the demangling tests
 // (run_demangle.sh): a namespace, a class template, an overloaded operator and a std::string
-// parameter. `cxx_names SECONDS` spins in Spinner<3>::spin for SECONDS (timer samples), then
+// parameter. `cxx_names SECONDS` spins in Spinner<3>::spin for SECONDS of its own CPU time (timer
+// samples: as many on a loaded machine as on a quiet one), then
 // makes one getppid() from inside the same frames (a syscall probe's backtrace).
 // `cxx_names SECONDS deep` does the same under 80 frames of dive() (a tall flame graph).
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <chrono>
+#include <ctime>
 #include <cstdlib>
 #include <string>
 
@@ -19,9 +20,9 @@ namespace shapes {
 template <int N>
 struct Spinner {
   NOINLINE long spin(const std::string& tag, double seconds) {
-    auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    std::clock_t end = std::clock() + (std::clock_t)(seconds * CLOCKS_PER_SEC);
     long n = 0;
-    while (std::chrono::steady_clock::now() < end)
+    while (std::clock() < end)
       for (int i = 0; i < 1000; i++) sink = sink + i + (long)tag.size();
     n += syscall(SYS_getppid);
     return n + N;
