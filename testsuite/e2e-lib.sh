@@ -46,6 +46,15 @@ t() {
   [ "${1:-}" = -- ] && shift
   local rc=0
   printf '%s' "$stdin" | "$@" > "$T_TMP/out" 2> "$T_TMP/err" || rc=$?
+  # The VMA tracker sees the whole machine's mmaps: when other tests churn processes beside this
+  # one (make -j, a loaded CI machine) its side-band ring can overflow and ukstap rightly warns.
+  # That says the machine was busy, not what the check is about: a check that expects no such
+  # line does not see it (its stdout still has to be right; the robustness suite tests the
+  # warning itself).
+  case $want_err in
+    *'lost VMA'*) ;;
+    *) sed -i '/^WARNING: Number of lost VMA side-band records: [0-9]* (mappings made then are unknown: their stacks may not symbolize)$/d' "$T_TMP/err" ;;
+  esac
   local ok=1
   [ "$rc" = "$want_rc" ] || ok=0
   t_match "$want_out" "$T_TMP/out" || ok=0
