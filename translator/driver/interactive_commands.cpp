@@ -96,6 +96,22 @@ std::function<std::string(State&, const std::string&)> set_flag(bool Options::*f
   };
 }
 
+// An integer option in [lo, hi]; `what` names it in the refusal ("expected a number 0-100").
+std::function<std::string(const State&)> show_int(int Options::*field) {
+  return [field](const State& st) { return std::to_string(st.opts.*field); };
+}
+std::function<std::string(State&, const std::string&)> set_int(int Options::*field, long lo, long hi,
+                                                                 const char* what) {
+  return [=](State& st, const std::string& v) {
+    long n;
+    if (!parse_int(v, lo, hi, n))
+      return "expected " + std::string(what) + " " + std::to_string(lo) + "-" + std::to_string(hi) +
+             ", not '" + v + "'";
+    st.opts.*field = static_cast<int>(n);
+    return std::string();
+  };
+}
+
 std::string unquote(std::string v) {
   if (v.size() >= 2 && (v[0] == '"' || v[0] == '\'') && v.back() == v[0]) v = v.substr(1, v.size() - 2);
   return v;
@@ -103,22 +119,10 @@ std::string unquote(std::string v) {
 
 const std::vector<Setting>& settings() {
   static const std::vector<Setting> table = {
-      {"verbose", "verbosity of every pass (-v)",
-       [](const State& st) { return std::to_string(st.opts.verbose); },
-       [](State& st, const std::string& v) {
-         long n;
-         if (!parse_int(v, 0, 100, n)) return "expected a number 0-100, not '" + v + "'";
-         st.opts.verbose = static_cast<int>(n);
-         return std::string();
-       }},
-      {"last_pass", "stop after pass NUM 1-5 (-p)",
-       [](const State& st) { return std::to_string(st.opts.last_pass); },
-       [](State& st, const std::string& v) {
-         long n;
-         if (!parse_int(v, 1, 5, n)) return "expected a pass number 1-5, not '" + v + "'";
-         st.opts.last_pass = static_cast<int>(n);
-         return std::string();
-       }},
+      {"verbose", "verbosity of every pass (-v)", show_int(&Options::verbose),
+       set_int(&Options::verbose, 0, 100, "a number")},
+      {"last_pass", "stop after pass NUM 1-5 (-p)", show_int(&Options::last_pass),
+       set_int(&Options::last_pass, 1, 5, "a pass number")},
       {"keep_tmpdir", "keep the temporary directory (-k)", show_flag(&Options::keep_tmpdir),
        set_flag(&Options::keep_tmpdir)},
       {"guru_mode", "guru mode: embedded C allowed (-g)", show_flag(&Options::guru_mode),
