@@ -109,10 +109,11 @@ t_require_root() {
   return 1
 }
 
-# t_build_cxx OUT SOURCE: g++ -O2 testsuite/e2e/progs/SOURCE into OUT; on failure a FAIL line
-# with g++'s messages, T_FAILED set, status 1 (the script then ends: nothing to trace).
-t_build_cxx() {
-  if ! g++ -O2 -o "$1" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/$2" 2> "$T_TMP/gxx.err"; then
-    echo "FAIL: cannot build $2"; cat "$T_TMP/gxx.err"; T_FAILED=1; return 1
+# t_build NAME COMPILER ARGS...: builds a test program; on failure a FAIL line naming NAME
+# with the compiler's messages, T_FAILED set, status 1 (the caller then ends: nothing to trace).
+t_build() {
+  local name=$1; shift
+  if ! "$@" 2> "$T_TMP/build.err"; then
+    echo "FAIL: cannot build $name"; cat "$T_TMP/build.err"; T_FAILED=1; return 1
   fi
 }

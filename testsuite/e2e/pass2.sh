@@ -178,17 +178,20 @@ t "unknown probe family" 1 '' \
   -- "$UKSTAP" -p2 -e 'probe nosuchfamily.foo {}'
 t "unknown probe family fails pass 2" 1 '' "\$$PASS2_FAILED" -- "$UKSTAP" -p2 -e 'probe nosuchfamily.foo {}'
 
-# kernel.statement: this kernel has no kprobes (no kprobe_events in tracefs), and the error says
-# so in one line, naming the family (kernel.function: run_kernel_function.sh).
+# kernel.statement is not served: the error says why in one line, naming the family: on a kernel
+# without kprobes (no kprobe_events in tracefs, as the build machine) that kprobes are missing,
+# on one with them (the 6.1 guest) that ukstap does not have the family yet
+# (kernel.function: run_kernel_function.sh).
+pp='kernel.statement("vfs_read")'
 if [ -e "$TRACEFS/kprobe_events" ]; then
-  echo "SKIP: kernel.statement errors: this kernel has kprobes ($TRACEFS/kprobe_events)"
+  why="kernel\\.statement probes \\(kprobes\\) are not supported by ukstap yet"
 else
-  pp='kernel.statement("vfs_read")'
-  t "$pp explains why it cannot work" 1 '' \
-    "~^semantic error: kernel\\.statement probes need kprobes.*: identifier 'kernel' at <input>:1:7$" \
-    -- "$UKSTAP" -p2 -e "probe $pp { next }"
-  t "$pp fails pass 2" 1 '' "\$$PASS2_FAILED" -- "$UKSTAP" -p2 -e "probe $pp { next }"
+  why="kernel\\.statement probes need kprobes"
 fi
+t "$pp explains why it cannot work" 1 '' \
+  "~^semantic error: $why.*: identifier 'kernel' at <input>:1:7$" \
+  -- "$UKSTAP" -p2 -e "probe $pp { next }"
+t "$pp fails pass 2" 1 '' "\$$PASS2_FAILED" -- "$UKSTAP" -p2 -e "probe $pp { next }"
 
 # --- -p1 output re-parses to itself ------------------------------------------------------------
 reparse() {  # -p1 of stdin, minus the '# ...' header lines, parsed again with -p1

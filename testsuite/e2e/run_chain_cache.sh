@@ -9,10 +9,8 @@
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
 P="$T_TMP/chain_cache_prog"
-if ! gcc -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -fno-ipa-icf -o "$P" \
-       "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/chain_cache_prog.c" -lunwind 2> "$T_TMP/gcc.err"; then
-  echo "FAIL: cannot build the test program"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
-fi
+t_build "the test program" gcc -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -fno-ipa-icf -o "$P" \
+  "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/chain_cache_prog.c" -lunwind || { t_done; exit; }
 S='
 global s
 probe syscall.getppid {

@@ -9,7 +9,7 @@
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
 X="$T_TMP/cxx_names"
-t_build_cxx "$X" cxx_names.cpp || { t_done; exit; }
+t_build cxx_names g++ -O2 -o "$X" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/cxx_names.cpp" || { t_done; exit; }
 # The program's own frames as nm names them (raw) and as c++filt demangles those.
 nm "$X" | awk '$3 ~ /^_ZN6shapes/ {print $3}' | sort > "$T_TMP/nm.raw"
 c++filt < "$T_TMP/nm.raw" > "$T_TMP/nm.demangled"

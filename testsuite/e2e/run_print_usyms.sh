@@ -11,9 +11,8 @@
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
 P="$T_TMP/ustack_prog"
-if ! gcc -O2 -g -fomit-frame-pointer -o "$P" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/ustack_prog.c" -lunwind -ldl -lpthread 2> "$T_TMP/gcc.err"; then
-  echo "FAIL: cannot build ustack_prog"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
-fi
+t_build ustack_prog gcc -O2 -g -fomit-frame-pointer -o "$P" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/ustack_prog.c" \
+  -lunwind -ldl -lpthread || { t_done; exit; }
 
 # timer.profile: print_usyms(ubacktrace()) then print_ubacktrace() of the same sample. Every
 # line " ADDR : usymdata" must be that sample's backtrace line for ADDR (address, symbol+offset,

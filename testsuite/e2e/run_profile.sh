@@ -12,9 +12,8 @@
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
 S="$T_TMP/split"
-if ! gcc -O2 -fomit-frame-pointer -o "$S" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/split_prog.c" 2> "$T_TMP/gcc.err"; then
-  echo "FAIL: cannot build split_prog"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
-fi
+t_build split_prog gcc -O2 -fomit-frame-pointer -o "$S" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/split_prog.c" ||
+  { t_done; exit; }
 
 # share NAME FILE: spin_a's share (%) of the samples under spin_a or spin_b in folded FILE
 share() {

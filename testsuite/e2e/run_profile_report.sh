@@ -10,9 +10,8 @@
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
 S="$T_TMP/split"
-if ! gcc -O2 -fomit-frame-pointer -o "$S" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/split_prog.c" 2> "$T_TMP/gcc.err"; then
-  echo "FAIL: cannot build split_prog"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
-fi
+t_build split_prog gcc -O2 -fomit-frame-pointer -o "$S" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/split_prog.c" ||
+  { t_done; exit; }
 # A -c command of 190 characters: the SVG's title.
 LONG="$T_TMP/split_under_a_name_long_enough_to_make_the_flame_graph_title_wider_than_the_space_between_its_buttons"
 ln -s "$S" "$LONG"

@@ -9,7 +9,7 @@
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
 X="$T_TMP/cxx_names"
-t_build_cxx "$X" cxx_names.cpp || { t_done; exit; }
+t_build cxx_names g++ -O2 -o "$X" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/cxx_names.cpp" || { t_done; exit; }
 NL=$'\n'
 SCRIPT='probe syscall.getppid { if (pid() == target()) { print_ubacktrace(); print("--\n"); print(sprint_ubacktrace()); print("--\n") } }'
 NOTE='<user stack cut short: depth limit (MAXBACKTRACE)>'
