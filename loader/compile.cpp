@@ -343,6 +343,19 @@ int pass4_compile(Session& s) {
     if (vmlinux_dir.empty()) return failed(s, why);
   }
 
+  // The objects' debug info names the directory the compiler ran in (ukstap's working directory)
+  // and the temporary source: both are mapped to fixed names, so that the same module compiles
+  // to the same bytes whatever the run. Two runs compiling one module into a shared cache at the
+  // same time then install the same files, and no interleaving of their renames can leave a
+  // module.sum that does not match the objects beside it (a later run's "not using the cached
+  // module" warning). The cwd map comes first: for gcc the last matching map wins, for clang the
+  // longest (tmp and the runtime may be under the cwd).
+  std::vector<std::string> path_maps;
+  if (char cwd[PATH_MAX]; ::getcwd(cwd, sizeof cwd) && std::string(cwd) != "/")
+    path_maps.push_back(std::string("-fdebug-prefix-map=") + cwd + "=/ukstap-cwd-not-kept");
+  path_maps.push_back("-fdebug-prefix-map=" + tmp + "=/ukstap-source-not-kept");
+  path_maps.push_back("-fdebug-prefix-map=" + runtime + "=/ukstap-runtime-not-kept");
+
   std::string src = tmp + "/" + name + ".c";
   if (!loader::write_file(src, m.source)) return failed(s, "cannot write " + src + ": " + std::strerror(errno));
 
@@ -391,10 +404,10 @@ int pass4_compile(Session& s) {
                                      // the lines). Same instructions, 30-60% less pass 4 time
                                      // on 360-720 probes; verifier logs lose the C text.
                                      // The runtime's headers and vmlinux.h likewise: each
-                                     // instruction inlined from them added its line's text.
-                                     "-fdebug-prefix-map=" + tmp + "=/ukstap-source-not-kept",
-                                     "-fdebug-prefix-map=" + runtime + "=/ukstap-runtime-not-kept",
+                                     // instruction inlined from them added its line's text
+                                     // (the source's and the runtime's maps: path_maps).
                                      "-fdebug-prefix-map=" + vmlinux_dir + "=/ukstap-vmlinux-not-kept"};
+    argv.insert(argv.end(), path_maps.begin(), path_maps.end());
     if (std::string ma = multiarch_include(); !ma.empty()) argv.push_back("-idirafter" + ma);
     for (auto& d : dflags) argv.push_back(d);
     argv.insert(argv.end(), {"-c", src, "-o", tmp_bpf});
@@ -403,6 +416,7 @@ int pass4_compile(Session& s) {
   if (want_native) {
     std::vector<std::string> argv = {cc, "-O2", "-g", "-fPIC", "-shared", "-D__UKSTAP_NATIVE__",
                                      "-I" + runtime};
+    argv.insert(argv.end(), path_maps.begin(), path_maps.end());
     for (auto& d : dflags) argv.push_back(d);
     argv.insert(argv.end(), {src, "-o", tmp_so, "-lbpf"});
     if (!compile(argv, "native module")) return failed(s, "");
