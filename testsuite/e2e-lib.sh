@@ -23,6 +23,12 @@ T_PASSED=0
 T_FAILED=0
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ukstap-e2e.XXXXXX")
 trap 'rm -rf "$T_TMP"' EXIT
+# T_CACHE: the ukstap cache (XDG_CACHE_HOME) of a script's runs. Under run-e2e.sh the cache of
+# the whole run, shared by its scripts (UKSTAP_TEST_CACHE: made fresh for the run, so every
+# object in it was compiled by this ukstap from this tree; a module's key is everything that goes
+# into it, a table's the ELF file's content); run alone, the script's own. A script whose test
+# is about the cache or a cold start sets a cache of its own instead.
+T_CACHE=${UKSTAP_TEST_CACHE:-$T_TMP/cache}
 
 t_match() {  # t_match EXPECTED FILE
   local want=$1 file=$2
@@ -39,9 +45,31 @@ t_show() {  # t_show LABEL EXPECTED FILE
   printf '  %s got:      %s\n' "$1" "$(sed -n l "$3" | head -n 10)"
 }
 
+# UKSTAP_E2E_TIMES=FILE: each check appends a line "SCRIPT<TAB>NAME<TAB>wall<TAB>CPU<TAB>wall
+# before<TAB>CPU before" to FILE: its own wall and CPU (user+sys of its children) seconds, and
+# those spent since the previous check ended (building, strace, ...). Where a suite's time goes;
+# never an assertion.
+T_TIMES_SCRIPT=$(basename "$0" .sh)
+t_times_mark() {  # t_times_mark N: this shell's children's CPU and the wall clock into mark N
+  times > "$T_TMP/times.$1"
+  echo "$EPOCHREALTIME" >> "$T_TMP/times.$1"
+}
+[ -n "${UKSTAP_E2E_TIMES:-}" ] && t_times_mark end
+t_times_log() {  # t_times_log NAME: after a check (marks start and end), its line
+  local prev=$T_TMP/times.end
+  t_times_mark end
+  awk -v s="$T_TIMES_SCRIPT" -v n="$1" '
+    FNR == 1 { f++ }
+    FNR == 2 { gsub(/[ms]/, " "); split($0, a, " "); c[f] = a[1] * 60 + a[2] + a[3] * 60 + a[4] }
+    FNR == 3 { w[f] = $1 }
+    END { printf "%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\n", s, n, w[3] - w[2], c[3] - c[2], w[2] - w[1], c[2] - c[1] }' \
+    "$T_TMP/times.prev" "$T_TMP/times.start" "$T_TMP/times.end" >> "$UKSTAP_E2E_TIMES"
+}
+
 t() {
   local name=$1 want_rc=$2 want_out=$3 want_err=$4 stdin=
   shift 4
+  if [ -n "${UKSTAP_E2E_TIMES:-}" ]; then cp "$T_TMP/times.end" "$T_TMP/times.prev" 2>/dev/null; t_times_mark start; fi
   if [ "${1:-}" = --stdin ]; then stdin=$2; shift 2; fi
   [ "${1:-}" = -- ] && shift
   local rc=0
@@ -70,6 +98,7 @@ t() {
     t_match "$want_out" "$T_TMP/out" || t_show stdout "$want_out" "$T_TMP/out"
     t_match "$want_err" "$T_TMP/err" || t_show stderr "$want_err" "$T_TMP/err"
   fi
+  [ -z "${UKSTAP_E2E_TIMES:-}" ] || t_times_log "$name"
 }
 
 t_xfail() {

@@ -1,18 +1,27 @@
 #!/bin/bash
-# Runs the end-to-end tests: every testsuite/SUITE/*.sh (SUITE: the first argument, default e2e;
-# run-robustness.sh passes "robustness"). Each prints PASS/FAIL lines and a closing
-# "N passed, N failed"; this runner adds them up and prints its own closing line.
+# Runs the end-to-end tests: every testsuite/SUITE/*.sh of each SUITE named in the arguments
+# (default: e2e; run-robustness.sh passes "robustness", make check's run-e2e-robustness.sh both,
+# in one pool). Each script prints PASS/FAIL lines and a closing "N passed, N failed"; this
+# runner adds them up and prints its own closing line.
 #
 # Two scripts run at a time (UKSTAP_E2E_JOBS, default 2): most of a script's time is spent
 # waiting (for a -c target, a -T timeout, a compile on one core), and each test filters by its
 # own pids, files and targets. A script that must not share the machine with another one of
-# the suite (it loads the whole machine, or samples or counts system-wide) says so in a line
+# the pool (it loads the whole machine, or samples or counts system-wide) says so in a line
 #   # e2e-schedule: alone
-# and runs while no other script of the suite does. A line `# e2e-schedule: first` marks the
+# and runs while no other script of the pool does. A line `# e2e-schedule: first` marks the
 # long scripts, started before the others so that the last minute is not one long script on
-# one core. Each script's output is printed in one piece when it ends.
+# one core. Each script's output is printed in one piece when it ends, with its wall and CPU
+# seconds.
+#
+# The scripts share one ukstap cache, made for this run and removed with it (UKSTAP_TEST_CACHE,
+# e2e-lib.sh's T_CACHE): a module or an unwind table compiled by one script serves the others
+# (the cache key is everything that goes into the object: the generated C, the runtime's
+# files, the compilers, the flags; a table's is the ELF file's content). A script whose test is
+# about the cache or a cold start uses a cache of its own.
 set -u
-suite=${1:-e2e}
+suites=("${@:-e2e}")
+suite_label=$(IFS=+; echo "${suites[*]}")
 : "${UKSTAP_TOP_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${UKSTAP_TOP_BUILDDIR:=$UKSTAP_TOP_SRCDIR}"
 : "${UKSTAP:=$UKSTAP_TOP_BUILDDIR/ukstap}"
@@ -21,12 +30,14 @@ jobs=${UKSTAP_E2E_JOBS:-2}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || jobs=1
 
 if [ ! -x "$UKSTAP" ]; then
-  echo "run-$suite: $UKSTAP is not built"
+  echo "run-$suite_label: $UKSTAP is not built"
   echo "0 passed, 1 failed"
   exit 1
 fi
 
-out_dir=$(mktemp -d "${TMPDIR:-/tmp}/ukstap-run-$suite.XXXXXX")
+out_dir=$(mktemp -d "${TMPDIR:-/tmp}/ukstap-run-$suite_label.XXXXXX")
+mkdir "$out_dir/cache"
+export UKSTAP_TEST_CACHE=$out_dir/cache
 declare -A running=()  # pid -> script name
 stop() {  # on exit: the scripts still running (interrupted) are ended, with their shells
   local pid
@@ -38,16 +49,22 @@ trap 'exit 130' INT TERM
 
 schedule() { sed -n 's/^# e2e-schedule: *\([a-z]*\).*/\1/p' "$1" | head -n 1; }
 alone=() first=() rest=()
-for test in "$UKSTAP_TOP_SRCDIR"/testsuite/$suite/*.sh; do
-  [ -e "$test" ] || continue
-  case $(schedule "$test") in
-    alone) alone+=("$test") ;;
-    first) first+=("$test") ;;
-    *) rest+=("$test") ;;
-  esac
+for suite in "${suites[@]}"; do
+  for test in "$UKSTAP_TOP_SRCDIR"/testsuite/$suite/*.sh; do
+    [ -e "$test" ] || continue
+    case $(schedule "$test") in
+      alone) alone+=("$test") ;;
+      first) first+=("$test") ;;
+      *) rest+=("$test") ;;
+    esac
+  done
 done
 
 passed=0 failed=0
+# cpu_secs FILE: the children's user+sys seconds in FILE (the output of bash's `times`, whose
+# second line is "XmY.YYYs XmY.YYYs"; a builtin redirected to a file, not piped: a pipeline's
+# subshell would report its own children, none).
+cpu_secs() { sed -n '2{s/[ms]/ /g;p}' "$1" | awk '{printf "%.1f", $1*60+$2+$3*60+$4}'; }
 report() {  # report NAME: print a finished script's output and add up its counts
   local name=$1 rc out last
   rc=$(cat "$out_dir/$name.rc")
@@ -55,7 +72,7 @@ report() {  # report NAME: print a finished script's output and add up its count
   echo "=== $name"
   printf '%s\n' "$out"
   # Each script's wall time, for make check's 10-minute budget (not an assertion).
-  echo "--- $name: $(cat "$out_dir/$name.secs") s"
+  echo "--- $name: $(cat "$out_dir/$name.secs") s, $(cpu_secs "$out_dir/$name.times") s CPU"
   last=$(printf '%s\n' "$out" | tail -n 1)
   if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
     passed=$((passed + BASH_REMATCH[1]))
@@ -69,11 +86,16 @@ report() {  # report NAME: print a finished script's output and add up its count
 start() {  # start SCRIPT: run it in the background, its output and status into $out_dir
   local test=$1 name
   name=$(basename "$test" .sh)
+  # Named by its suite too when the pool has several (robustness.signals).
+  [ ${#suites[@]} = 1 ] || name=$(basename "$(dirname "$test")").$name
   (
     t0=$SECONDS
     bash "$test" > "$out_dir/$name.out" 2>&1
     echo $? > "$out_dir/$name.rc"
     echo $((SECONDS - t0)) > "$out_dir/$name.secs"
+    # CPU seconds (user+sys) of the script and every process it waited for: on a shared or
+    # loaded machine these, not the wall time, say what a script costs.
+    times > "$out_dir/$name.times"
   ) < /dev/null &
   running[$!]=$name
 }
@@ -92,6 +114,8 @@ for test in "${first[@]}" "${rest[@]}"; do
   start "$test"
 done
 drain
-echo "--- run-$suite: $((SECONDS - t_start)) s, $jobs at a time"
+times > "$out_dir/times"
+cpu=$(cpu_secs "$out_dir/times")
+echo "--- run-$suite_label: $((SECONDS - t_start)) s, $cpu s CPU, $jobs at a time"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
