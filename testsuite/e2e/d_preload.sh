@@ -7,7 +7,7 @@
 # being root is a failure, never a skip.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 
 "$UKSTAP" -o "$T_TMP/d.out" -d /bin/ls --ldd -e '
   global s

@@ -8,7 +8,7 @@ if [ "$(id -u)" != 0 ]; then
   if [ -n "${CI:-}" ]; then echo "FAIL: run_basic needs root in CI"; T_FAILED=1; fi
   t_done; exit
 fi
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 
 t "begin + exit" 0 $'hello 42\n' '' -- "$UKSTAP" -e 'probe begin { printf("hello %d\n", 42); exit() }'
 t "end after exit" 0 $'b\ne\n' '' -- "$UKSTAP" -e 'probe begin { println("b"); exit() } probe end { println("e") }'

@@ -9,7 +9,7 @@
 # Root only; under CI=true not being root is a failure, never a skip.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 CC1PLUS=/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus
 LIBC=$(ldd /bin/true | sed -n 's/.*libc\.so\.6 => \([^ ]*\).*/\1/p')  # -v names it by its real path
 cd "$T_TMP" || exit 1

@@ -7,7 +7,7 @@
 # CI=true not being root is a failure, never a skip.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 P="$T_TMP/chain_cache_prog"
 t_build "the test program" gcc -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -fno-ipa-icf -o "$P" \
   "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/chain_cache_prog.c" -lunwind || { t_done; exit; }

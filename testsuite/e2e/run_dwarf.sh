@@ -8,7 +8,7 @@
 # e2e-schedule: first (run-e2e.sh): one of the longest scripts.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 CHECK="python3 $UKSTAP_TOP_SRCDIR/testsuite/e2e/ustack_check.py"
 PROGS="$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs"
 

@@ -19,7 +19,7 @@
 # e2e-schedule: first (run-e2e.sh): one of the longest scripts.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 
 PROG=$T_TMP/libfn_prog
 if ! gcc -O2 -Wall -no-pie -o "$PROG" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/libfn_prog.c" 2> "$T_TMP/gcc.err"; then

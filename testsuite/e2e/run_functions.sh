@@ -12,7 +12,7 @@
 # e2e-schedule: first (run-e2e.sh): one of the longest scripts.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 
 FP=$T_TMP/fnprog
 if ! gcc -O2 -Wall -o "$FP" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/fnprog.c" 2> "$T_TMP/gcc.err"; then

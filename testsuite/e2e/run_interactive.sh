@@ -24,7 +24,7 @@ if ! command -v tmux > /dev/null; then
   t_done
   exit
 fi
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 SOCK="$T_TMP/tmux.sock"
 trap 'tmux -S "$SOCK" kill-server 2> /dev/null; rm -rf "$T_TMP"' EXIT
 trap 'exit 143' TERM  # the runner's stop: through the EXIT trap (no tmux server left behind)

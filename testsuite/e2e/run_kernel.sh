@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../e2e-lib.sh"
 NL=$'\n'
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 PASS5_FAILED='Pass 5: run failed.  [man error::pass5]'
 
 # sprintf's %s without a width, of an empty string, is empty (C's printf, bash's printf below;

@@ -16,7 +16,7 @@
 # Root only; under CI=true not being root is a failure, never a skip.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="${UKSTAP_TEST_CACHE:-$T_TMP/cache}"
+export XDG_CACHE_HOME="$T_CACHE"
 TRACEFS=/sys/kernel/tracing
 [ -d "$TRACEFS/events" ] || TRACEFS=/sys/kernel/debug/tracing
 

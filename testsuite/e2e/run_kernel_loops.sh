@@ -8,7 +8,7 @@
 # the kill(2) probe's $pid field.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 
 PROG='
 global res, arr

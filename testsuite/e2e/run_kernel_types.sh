@@ -10,7 +10,7 @@
 # e2e-schedule: first (run-e2e.sh): one of the longest scripts.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 
 # A shell that forks and waits in a loop: every wait switches it out (sched_switch with
 # prev = the shell = current).

@@ -9,7 +9,7 @@
 # e2e-schedule: first (run-e2e.sh): one of the longest scripts.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 CHECK="python3 $UKSTAP_TOP_SRCDIR/testsuite/e2e/kstack_check.py"
 P="$T_TMP/kstack_prog"
 if ! gcc -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -o "$P" \

@@ -6,7 +6,7 @@
 # branch that resolves) and from arithmetic done here, not from ukstap's output.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 
 # The prologue sets x to 1 before the handler, the handler sets it to 2, the epilogue sees 2.
 t "combined alias: prologue, handler, epilogue in order" 0 $'pro 1\nbody 1\nepi 2\n' '' -- \

@@ -9,7 +9,7 @@
 # docs/STAP-FORMATS.md §4, has usymdata's text after " : ").
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 P="$T_TMP/ustack_prog"
 t_build ustack_prog gcc -O2 -g -fomit-frame-pointer -o "$P" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/ustack_prog.c" \
   -lunwind -ldl -lpthread || { t_done; exit; }

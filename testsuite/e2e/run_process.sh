@@ -9,7 +9,7 @@
 # $! for pids, strace -n for syscall numbers. Root only; under CI=true not being root fails.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 
 cd "$T_TMP" || exit 1
 if ! gcc -g -O0 -no-pie -rdynamic -pthread -o proc_prog "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/proc_prog.c" 2> gcc.err; then

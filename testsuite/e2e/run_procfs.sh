@@ -7,7 +7,7 @@
 # directory), ls (nothing left after exit). Root only; under CI=true not being root fails.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 cd "$T_TMP" || exit 1
 
 MOD=ukstap_e2e_procfs_$$

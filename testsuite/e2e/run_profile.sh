@@ -6,11 +6,12 @@
 # independent readers: the folded text by awk, the SVG by Python's XML parser and by headless
 # Chromium (it renders; a real click event zooms), pprof by `go tool pprof`. Root only; under
 # CI=true not being root is a failure, never a skip.
-# e2e-schedule: alone (run-e2e.sh): it samples the whole machine (-T 1 system-wide), and its
-# shares and sample counts are the machine's: no other script of the suite runs beside it.
+# e2e-schedule: first (run-e2e.sh): one of the longest scripts. Not alone: split_prog runs for
+# seconds of its own CPU time and cpu_clock samples that time, so its shares and sample counts are
+# its own on a busy machine too; the system-wide check filters by its name (it ran alone before).
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 S="$T_TMP/split"
 t_build split_prog gcc -O2 -fomit-frame-pointer -o "$S" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/split_prog.c" ||
   { t_done; exit; }
@@ -121,14 +122,28 @@ t "pprof: --format=pprof wins over the extension; the file is gzip" 0 '' '' -- b
 # when the machine makes them faster than a starved ukstap reads: 5,419 in 1 s under load 13).
 # ukstap runs under a name of its own (a symlink: comm is the name it was run by), so that another
 # ukstap on the machine, sampled like any process, is not taken for this one.
+# Both checks start sampling once the program runs split (its exec done: /proc/PID/exe), not
+# after a fixed time: on a loaded machine the background job may not have exec'd when a cached
+# ukstap starts, and its samples would be the shell's (named as it, or not at all).
 ln -s "$UKSTAP" "$T_TMP/uk-self"
+cat > "$T_TMP/exec_wait.sh" <<'EOS'
+exec_wait() {  # exec_wait PID PROGRAM: until PID runs PROGRAM (60 s at most)
+  local i
+  for i in $(seq 600); do [ "$(readlink "/proc/$1/exe")" = "$2" ] && return 0; sleep 0.1; done
+  echo "pid $1 never ran $2" >&2; return 1
+}
+EOS
 t "system-wide -T 1: other processes sampled, ukstap itself not" 0 '' '' -- bash -c "
+  . '$T_TMP/exec_wait.sh'
   '$S' 60 & sp=\$!
+  exec_wait \$sp '$S' || { kill \$sp; exit 1; }
   '$T_TMP/uk-self' --profile=199 -T 1 -o '$T_TMP/all.folded' 2> '$T_TMP/all.err'; rc=\$?; kill \$sp; wait \$sp 2>/dev/null
   [ \$rc = 0 ] && grep -q '^split;' '$T_TMP/all.folded' && ! grep -q '^uk-self;' '$T_TMP/all.folded' &&
   ! grep -Ev '^WARNING: ([0-9]* of [0-9]* user stacks were cut short|Number of lost VMA side-band records): ' '$T_TMP/all.err' >&2"
 t "-x PID -T 1: that process's stacks only" 0 '' '' -- bash -c "
-  '$S' 60 & pid=\$!; sleep 0.2
+  . '$T_TMP/exec_wait.sh'
+  '$S' 60 & pid=\$!
+  exec_wait \$pid '$S' || { kill \$pid; exit 1; }
   '$UKSTAP' --profile=199 -x \$pid -T 1 -o '$T_TMP/x.folded'; rc=\$?; kill \$pid 2>/dev/null; wait \$pid 2>/dev/null
   [ \$rc = 0 ] && grep -q '^split;.*;work;spin_a;burn [0-9]*\$' '$T_TMP/x.folded' && ! grep -qv '^split;' '$T_TMP/x.folded'"
 t "--format=png is refused" 1 '' "ukstap: Invalid --format 'png' (folded, svg or pprof).${NL}Try 'ukstap --help' for more information.${NL}" -- "$UKSTAP" --profile --format=png -c true

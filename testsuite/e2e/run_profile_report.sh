@@ -8,7 +8,7 @@
 # rendered); pprof read by `go tool pprof -raw`; kernel function names from /proc/kallsyms.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 S="$T_TMP/split"
 t_build split_prog gcc -O2 -fomit-frame-pointer -o "$S" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/split_prog.c" ||
   { t_done; exit; }

@@ -7,7 +7,7 @@
 # values a probe reads.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 
 # oneshot: the handler runs once, then the script ends as after exit() (end probes run, status
 # 0) without any other event.

@@ -7,7 +7,7 @@
 # from operator(), main, ... _start (nm names them; the default run must reach _start).
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 X="$T_TMP/cxx_names"
 t_build cxx_names g++ -O2 -o "$X" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/cxx_names.cpp" || { t_done; exit; }
 NL=$'\n'

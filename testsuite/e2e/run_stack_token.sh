@@ -6,7 +6,7 @@
 # expanded when printed). Root only; under CI=true not being root is a failure, never a skip.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 CHECK="python3 $UKSTAP_TOP_SRCDIR/testsuite/e2e/stack_token_check.py"
 
 P="$T_TMP/getppid"

@@ -3,7 +3,7 @@
 # (the truth here is tracefs itself, read by this test), from a BPF probe on a real exec.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 
 TRACEFS=/sys/kernel/tracing
 [ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS 2>/dev/null

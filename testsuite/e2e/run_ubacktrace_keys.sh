@@ -8,7 +8,7 @@
 # not being root is a failure, never a skip.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 PROGS="$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs"
 P="$T_TMP/ubt_keys_prog"
 if ! gcc -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -o "$P" "$PROGS/ubt_keys_prog.c" \

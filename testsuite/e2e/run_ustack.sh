@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../e2e-lib.sh"
 NL=$'\n'
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 # This file tests the frame-pointer walk (the fallback for code without unwind tables) and the
 # symbolizer; run_dwarf.sh tests the DWARF walk.
 export UKSTAP_NO_UNWIND_TABLES=1

@@ -5,7 +5,7 @@
 # Root only; under CI=true not being root fails.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 cd "$T_TMP" || exit 1
 printf '#include <sys/syscall.h>\n#include <unistd.h>\nint main(void) { syscall(SYS_getpid); return 0; }\n' > one_getpid.c
 gcc -o one_getpid one_getpid.c || { echo "FAIL: cannot build one_getpid"; T_FAILED=1; t_done; exit; }

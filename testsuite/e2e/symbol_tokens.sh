@@ -6,7 +6,7 @@
 # getdents64, one address). Root; under CI=true not being root is a failure, never a skip.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
-export XDG_CACHE_HOME="$T_TMP/cache"
+export XDG_CACHE_HOME="$T_CACHE"
 
 # The symbols at getdents64's address, in libc and in its separate debuginfo (by build-id), when
 # installed: what ukstap's symbolizer may choose from.
