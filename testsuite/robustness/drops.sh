@@ -35,10 +35,25 @@ for _ in $(seq 1200); do grep -q ready "$T_TMP/uk.err" && break; kill -0 $pid 2>
 t "ukstap started" 0 '' '' -- grep -q ready "$T_TMP/uk.err"
 # All on CPU 0: the kernel writes its LOST record into the ring that lost, with the first
 # record it can queue there once ukstap has read the ring again.
+# The kernel writes its LOST record only with the first record it can queue once ukstap has
+# read the full ring: the records after SIGCONT are made once ukstap is idle again (asleep in
+# its event loop, twice 0.1 s apart: it has read what the ring held), and SIGTERM waits until it
+# is idle after them. A fixed second of records (before) was over before a ukstap starved on a
+# loaded machine (load 11) had drained the ring: no LOST record at all.
+idle() {  # idle: ukstap is asleep in epoll_wait now and 0.1 s later
+  local i
+  for i in 1 2; do
+    case $(cat /proc/$pid/wchan 2> /dev/null) in do_epoll_wait|ep_poll*) ;; *) return 1 ;; esac
+    sleep 0.1
+  done
+}
+wait_idle() { for _ in $(seq 600); do idle && return 0; sleep 0.1; done; echo "  ukstap never idle"; }
 kill -STOP $pid
 taskset -c 0 "$T_TMP/mapper" $M
 kill -CONT $pid
+wait_idle
 for _ in $(seq 10); do taskset -c 0 /bin/true; sleep 0.1; done
+wait_idle
 kill -TERM $pid; wait $pid
 t "exit status 0" 0 '' '' -- test $? = 0
 lost=$(sed -n 's/^WARNING: Number of lost VMA side-band records: \([0-9]*\) .*/\1/p' "$T_TMP/uk.err")
