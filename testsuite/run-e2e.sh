@@ -16,9 +16,11 @@
 #
 # The scripts share one ukstap cache, made for this run and removed with it (UKSTAP_TEST_CACHE,
 # e2e-lib.sh's T_CACHE): a module or an unwind table compiled by one script serves the others
-# (the cache key is everything that goes into the object: the generated C, the runtime's
-# files, the compilers, the flags; a table's is the ELF file's content). A script whose test is
-# about the cache or a cold start uses a cache of its own.
+# (a module's key hashes the generated C, the runtime's files, the compilers' versions and the
+# -D flags; a table's, the ELF file's content). Fresh for each run, never kept: pass 4's own
+# compiler flags are not in the key, so a cache kept across builds could serve an object an
+# older ukstap compiled. A script whose test is about the cache or a cold start uses a cache of
+# its own.
 set -u
 suites=("${@:-e2e}")
 suite_label=$(IFS=+; echo "${suites[*]}")
@@ -71,7 +73,7 @@ report() {  # report NAME: print a finished script's output and add up its count
   out=$(cat "$out_dir/$name.out")
   echo "=== $name"
   printf '%s\n' "$out"
-  # Each script's wall time, for make check's 10-minute budget (not an assertion).
+  # Each script's wall and CPU time, for make check's 5-minute budget (not an assertion).
   echo "--- $name: $(cat "$out_dir/$name.secs") s, $(cpu_secs "$out_dir/$name.times") s CPU"
   last=$(printf '%s\n' "$out" | tail -n 1)
   if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
