@@ -25,9 +25,9 @@ T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ukstap-e2e.XXXXXX")
 trap 'rm -rf "$T_TMP"' EXIT
 # T_CACHE: the ukstap cache (XDG_CACHE_HOME) of a script's runs. Under run-e2e.sh the cache of
 # the whole run, shared by its scripts (UKSTAP_TEST_CACHE: made fresh for the run, so every
-# object in it was compiled by this ukstap from this tree; a module's key is everything that goes
-# into it, a table's the ELF file's content); run alone, the script's own. A script whose test
-# is about the cache or a cold start sets a cache of its own instead.
+# object in it was compiled by this ukstap from this tree; a module's key hashes its C, the
+# runtime, the compilers and the -D flags, a table's the ELF file's content); run alone, the
+# script's own. A script whose test is about the cache or a cold start sets a cache of its own.
 T_CACHE=${UKSTAP_TEST_CACHE:-$T_TMP/cache}
 
 t_match() {  # t_match EXPECTED FILE
