@@ -7,6 +7,7 @@
 # Truths: the test program's own output (testsuite/e2e/progs/proc_prog.c prints work()'s return
 # values and getppid()'s), nm/objdump/gdb/readelf for addresses and names, ls for globs, bash's
 # $! for pids, strace -n for syscall numbers. Root only; under CI=true not being root fails.
+# e2e-schedule: first (run-e2e.sh): one of the longest scripts (18 CPU s, 2026-11-26).
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_CACHE"

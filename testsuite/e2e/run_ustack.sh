@@ -6,6 +6,7 @@
 # /proc/self/maps lines (testsuite/e2e/progs/ustack_prog.c), readelf's symbol tables and program
 # headers (ustack_check.py). The programs keep frame pointers, leaves included
 # (-mno-omit-leaf-frame-pointer): the frame-pointer walk then gives every frame. Root only; under CI=true not being root is a failure, never a skip.
+# e2e-schedule: first (run-e2e.sh): one of the longest scripts (15 CPU s, 2026-11-26).
 . "$(dirname "$0")/../e2e-lib.sh"
 NL=$'\n'
 t_require_root || { t_done; exit; }
