@@ -8,9 +8,15 @@
 five='for (i = 1; i <= 5; i++) x <<< i'
 t variance_shift0_oneshot 0 $'12\n' '' -- "$UKSTAP" -e "global x probe oneshot { $five; println(@variance(x)) }"
 t variance_shift1_oneshot 0 $'2\n' '' -- "$UKSTAP" -e "global x probe oneshot { $five; println(@variance(x, 1)) }"
-# The samples added in a BPF program (a timer), read in another.
+# The samples added in another probe (a timer), read in the end probe.
 t variance_shift1_bpf 0 $'2 12\n' '' -- "$UKSTAP" -e "global x, y
 probe timer.ms(1) { for (i = 1; i <= 5; i++) { x[\"a\"] <<< i; y <<< i }; exit() }
+probe end { printf(\"%d %d\\n\", @variance(x[\"a\"], 1), @variance(y)) }"
+# The same fed in a BPF probe (perl's one getppid(), guarded by a flag; timer.ms above runs in
+# user space): a statistic @variance reads keeps its running mean in the kernel too.
+t variance_kernel_fed 0 $'2 12\n' '' -- "$UKSTAP" -c 'perl -e getppid' -e "global x, y, done
+probe syscall.getppid { if (pid() == target() && !done) { done = 1
+  for (i = 1; i <= 5; i++) { x[\"a\"] <<< i; y <<< i } } }
 probe end { printf(\"%d %d\\n\", @variance(x[\"a\"], 1), @variance(y)) }"
 # One sample: no variance (0).
 t variance_one_sample 0 $'0\n' '' -- "$UKSTAP" -e 'global x probe oneshot { x <<< 7; println(@variance(x, 4)) }'
