@@ -18,6 +18,9 @@
 #                    every event walks every frame; runtime/bpf/stp_bpf_uwalk_chain.h)
 #   base_*           the same with $UKSTAP_BASE (the tree before), perf_dwarf: perf record
 #                    --call-graph dwarf (default sizes); "/perf added" = added ns / perf's added ns
+#   count_disp, id_disp  through the syscall dispatcher (a raw tracepoint) instead of the perf event
+#   other_tp, other_disp  a probe on getpid, which the workload never calls: what every other
+#                    syscall pays while a probe on one syscall is attached, either way
 # Variants interleaved, ROUNDS rounds, medians and (min-max); a round in which other processes
 # made more than 1 % of the getppid() calls is left out of the BPF column. Root only.
 # Usage: [UKSTAP_BASE=OLD/ukstap] bench/walk_cost.sh [ROUNDS] [N] [VARIANT...]
@@ -59,6 +62,13 @@ add stream-noquery "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D ST
 add stream-noout "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D STP_PROF_NO_OUTPUT=1"
 add ubt_key "global s; probe syscall.getppid { if ($F) s[ubacktrace()] <<< 1 } $AGG"
 add ubt_text "global s; probe syscall.getppid { if ($F) s[ubacktrace() . \"\"] <<< 1 } $AGG"
+# The syscall dispatcher for one probe (-D STP_SYSCALL_DISPATCH=1: a raw tracepoint, no perf
+# event) against the default perf-event tracepoint; other_*: a probe on a syscall the workload
+# never makes (getpid), so its getppid() calls pay only what every other syscall pays.
+add count_disp "global n; probe syscall.getppid { if ($F) n++ }" "-D STP_SYSCALL_DISPATCH=1"
+add id_disp "$ID" "-D STP_SYSCALL_DISPATCH=1"
+add other_tp "global n; probe syscall.getpid { n++ }"
+add other_disp "global n; probe syscall.getpid { n++ }" "-D STP_SYSCALL_DISPATCH=1"
 add stream_nochain "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D STP_NO_CHAIN_CACHE=1"
 add ubt_key_nochain "global s; probe syscall.getppid { if ($F) s[ubacktrace()] <<< 1 } $AGG" "-D STP_NO_CHAIN_CACHE=1"
 # The tree before (UKSTAP_BASE: a ukstap binary next to its runtime/ and tapsets/) and perf, for
@@ -72,17 +82,20 @@ fi
 ORDER+=(perf_dwarf)
 [ $# -gt 0 ] && ORDER=("$@")
 
+# The workload's own CPU time per call (user + system, getrusage): unlike its wall time, not
+# stretched by other processes' turns on a loaded machine.
+cpu() { awk -v n=$((N + 1000)) '/^cpu_ns_self/ {printf "%.1f", $2 / n; exit}' "$@"; }
 for r in $(seq "$ROUNDS"); do
   for v in "${ORDER[@]}"; do
     if [ "$v" = none ]; then
       "$tmp/deep" "$N" "$D" > "$tmp/o" 2>&1
-      echo "$v $(awk '/^ns_per_call/ {print $2}' "$tmp/o") -" >> "$tmp/res"
+      echo "$v $(awk '/^ns_per_call/ {print $2}' "$tmp/o") - $(cpu "$tmp/o")" >> "$tmp/res"
       continue
     fi
     if [ "$v" = perf_dwarf ]; then
       perf record -q -e syscalls:sys_enter_getppid --call-graph dwarf --no-bpf-event -o "$tmp/perf.data" \
         -- "$tmp/deep" "$N" "$D" > "$tmp/o" 2> "$tmp/e" || true
-      echo "$v $(awk '/^ns_per_call/ {print $2}' "$tmp/o") -" >> "$tmp/res"
+      echo "$v $(awk '/^ns_per_call/ {print $2}' "$tmp/o") - $(cpu "$tmp/o")" >> "$tmp/res"
       rm -f "$tmp/perf.data"
       continue
     fi
@@ -95,20 +108,20 @@ for r in $(seq "$ROUNDS"); do
     # Runs by other processes (the filter fails: a shell starting calls getppid) dilute the mean:
     # a round with more than 1 % of them is left out.
     bpf=$(awk -v want=$((N + 1000)) '/BPF program stp_probe_0:/ {print ($4 >= want && $4 <= want * 1.01 ? $(NF-3) : "-")}' "$tmp/e" | head -1)
-    echo "$v $ns $bpf" >> "$tmp/res"
+    echo "$v ${ns:--} ${bpf:--} $(cpu "$tmp/o" "$tmp/out")" >> "$tmp/res"
   done
 done
 stat() {  # stat COLUMN VARIANT -> "median (min-max)"
-  awk -v c="$1" -v v="$2" '$1 == v && $c != "-" {print $c}' "$tmp/res" | sort -n |
+  awk -v c="$1" -v v="$2" '$1 == v && $c != "-" && $c != "" {print $c}' "$tmp/res" | sort -n |
     awk '{a[NR]=$1} END {if (NR) printf "%s (%s-%s)", a[int((NR+1)/2)], a[1], a[NR]; else printf "-"}'
 }
 med() { awk -v v="$1" '$1 == v && $2 != "" {print $2}' "$tmp/res" | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
 none=$(med none)
 perf=$(med perf_dwarf)
-printf '%-16s %-26s %-10s %-12s %-24s\n' variant "workload ns/syscall" "added ns" "/perf added" "BPF ns/event"
+printf '%-16s %-26s %-10s %-12s %-24s %-24s\n' variant "workload ns/syscall" "added ns" "/perf added" "BPF ns/event" "cpu ns/call"
 for v in "${ORDER[@]}"; do
   m=$(med "$v")
   add=$(awk -v a="$m" -v b="$none" 'BEGIN {if (a != "" && b != "") printf "%.0f", a - b; else printf "-"}')
   rat=$(awk -v a="$m" -v b="$none" -v p="$perf" 'BEGIN {if (a != "" && b != "" && p != "" && p > b) printf "%.2f", (a - b) / (p - b); else printf "-"}')
-  printf '%-16s %-26s %-10s %-12s %-24s\n' "$v" "$(stat 2 "$v")" "$add" "$rat" "$(stat 3 "$v")"
+  printf '%-16s %-26s %-10s %-12s %-24s %-24s\n' "$v" "$(stat 2 "$v")" "$add" "$rat" "$(stat 3 "$v")" "$(stat 4 "$v")"
 done

@@ -95,8 +95,10 @@ enum { stp__stats_id_base = __COUNTER__ + 1 };
     return -1;                                                                          \
   }
 
-/* A BPF call takes at most five arguments: bucket (int32, -1 for none), nbuckets (16 bits) and
- * shift (8 bits) travel packed in `where` (STP__STAT_WHERE). */
+/* A BPF call takes at most five arguments: bucket (int32, -1 for none), nbuckets (16 bits),
+ * shift (8 bits) and whether @variance reads the statistic (bit 56) travel packed in `where`
+ * (STP__STAT_WHERE). */
+#define STP__STAT_VARIANCE (1ull << 56)
 #define STP__STAT_WHERE(bucket, nbuckets, shift)                                        \
   ((uint64_t)(uint32_t)(int32_t)(bucket) | ((uint64_t)((nbuckets) & 0xffff) << 32) |    \
    ((uint64_t)((shift) & 0xff) << 48))
@@ -121,10 +123,15 @@ STP_SUBPROG void stp__stat_add(struct stp_common *k, void *map, const void *key,
     struct stp_session *ss = stp__session();
     s->seq = ss ? (int64_t)__sync_fetch_and_add(&ss->seq, 1) + 1 : 0;
   }
-  stp_stat_update_shift(s, v, shift);
+  if (where & STP__STAT_VARIANCE)
+    stp_stat_update_shift(s, v, shift);
+  else
+    stp_stat_update_plain(s, v);
   if (bucket >= 0 && bucket < nbuckets)
     ((int64_t *)(s + 1))[bucket]++;
 }
+/* A statistic no @variance reads: count, sum, min and max, no running mean (a division per
+ * event); @avg is sum / count. */
 #define stp_stat_add(c, NAME, key, v)                                                   \
   stp__stat_add(&(c)->k, &stp_stat_##NAME, (key), (v),                                  \
                 STP__STAT_WHERE(stp_stat_##NAME##_bucket(v),                            \
@@ -133,7 +140,8 @@ STP_SUBPROG void stp__stat_add(struct stp_common *k, void *map, const void *key,
 #define stp_stat_add_shift(c, NAME, key, v, shift)                                      \
   stp__stat_add(&(c)->k, &stp_stat_##NAME, (key), (v),                                  \
                 STP__STAT_WHERE(stp_stat_##NAME##_bucket(v),                            \
-                                STP_STAT_NBUCKETS(stp_stat_##NAME##_t), (shift)))
+                                STP_STAT_NBUCKETS(stp_stat_##NAME##_t), (shift)) |      \
+                    STP__STAT_VARIANCE)
 
 /* Aggregation: one bpf_loop callback per CPU (verified once, whatever the CPU count). */
 struct stp__agg_ctx {

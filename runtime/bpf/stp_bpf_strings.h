@@ -166,10 +166,17 @@ static __always_inline int64_t stp__str_len(struct stp_common *k, const void *s)
   ((void)stp_bpf_sfmt_long((struct stp_strbuf *)(dst), 0, (v), STP_FMT_SPEC('d', 0, 0, -1)))
 
 /* Zero a key (or any object) before filling it: hash keys compare every byte, including the
- * bytes after a string's NUL and struct padding. */
+ * bytes after a string's NUL and struct padding. One to four words (a number, a ubacktrace()
+ * token: an aggregate's key on every event) by plain stores, not a helper call. */
 #define STP_ZERO(c, ptr)                                                       \
   do {                                                                         \
-    if (sizeof(*(ptr)) <= STP_ZERO_SIZE)                                       \
+    if (sizeof(*(ptr)) <= 32 && sizeof(*(ptr)) % 8 == 0) {                     \
+      uint64_t *z__ = (uint64_t *)(void *)(ptr);                               \
+      z__[0] = 0;                                                              \
+      if (sizeof(*(ptr)) > 8) z__[1 % (sizeof(*(ptr)) / 8)] = 0;               \
+      if (sizeof(*(ptr)) > 16) z__[2 % (sizeof(*(ptr)) / 8)] = 0;              \
+      if (sizeof(*(ptr)) > 24) z__[3 % (sizeof(*(ptr)) / 8)] = 0;              \
+    } else if (sizeof(*(ptr)) <= STP_ZERO_SIZE)                                \
       bpf_probe_read_kernel((ptr), sizeof(*(ptr)), stp__zero_area);            \
     else                                                                       \
       __builtin_memset((ptr), 0, sizeof(*(ptr)));                              \

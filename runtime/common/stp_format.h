@@ -750,6 +750,22 @@ STP_FMT_INLINE void stp_stat_update_shift(struct stp_stat_base *s, int64_t v, in
   s->m2 += delta * (vs - s->avg_s);
 }
 
+/* The same without avg_s and m2 (they stay 0): a statistic no @variance reads. */
+STP_FMT_INLINE void stp_stat_update_plain(struct stp_stat_base *s, int64_t v)
+{
+  if (s->count == 0) {
+    s->count = 1;
+    s->sum = s->min = s->max = v;
+    return;
+  }
+  s->count++;
+  s->sum += v;
+  if (v < s->min)
+    s->min = v;
+  if (v > s->max)
+    s->max = v;
+}
+
 STP_FMT_INLINE void stp_stat_update(struct stp_stat_base *s, int64_t v)
 {
   stp_stat_update_shift(s, v, 0);

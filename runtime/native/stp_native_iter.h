@@ -40,6 +40,7 @@ struct stp_n_sortctx {
   int in_key;
   int by_seq;   /* break ties by the values' insertion numbers */
   size_t seq_off;  /* where the insertion number is in a value */
+  int avg;      /* a statistic by @avg: sum / count (no running mean is kept without @variance) */
 };
 static struct stp_n_sortctx stp_n_sort;
 
@@ -53,6 +54,11 @@ static int stp_n_cmp(const void *pa, const void *pb)
   int64_t x, y;
   if (stp_n_sort.is_string) {
     r = strncmp((const char *)ra + stp_n_sort.off, (const char *)rb + stp_n_sort.off, STP_MAXSTRINGLEN);
+  } else if (stp_n_sort.avg) {
+    const struct stp_stat_base *sa = (const void *)ra, *sb = (const void *)rb;
+    x = sa->count ? sa->sum / sa->count : 0;
+    y = sb->count ? sb->sum / sb->count : 0;
+    r = x < y ? -1 : x > y ? 1 : 0;
   } else {
     memcpy(&x, ra + stp_n_sort.off, 8);
     memcpy(&y, rb + stp_n_sort.off, 8);
@@ -122,7 +128,7 @@ static void stp_n_iter_begin(struct stp_common *ck, struct stp_iter *it, struct 
         if (aggr && !strcmp(aggr, "sum")) stp_n_sort.off = offsetof(struct stp_stat_base, sum);
         else if (aggr && !strcmp(aggr, "min")) stp_n_sort.off = offsetof(struct stp_stat_base, min);
         else if (aggr && !strcmp(aggr, "max")) stp_n_sort.off = offsetof(struct stp_stat_base, max);
-        else if (aggr && !strcmp(aggr, "avg")) stp_n_sort.off = offsetof(struct stp_stat_base, avg_s);
+        else if (aggr && !strcmp(aggr, "avg")) stp_n_sort.avg = 1;
         else stp_n_sort.off = offsetof(struct stp_stat_base, count);
       }
     } else {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 #include "parse/parser.h"
 #include "passes/elaborate_steps.h"
@@ -97,15 +98,25 @@ struct HistFinder : ast::TraversingVisitor {
 
 // The bit shift each statistic's @variance(s, shift) asks for. SystemTap allows one shift per
 // statistic (`man stap`: 0 to 62), since the running mean is kept at that precision.
+// Also which statistics @variance reads at all: the others keep no running mean (BPF's
+// stp_stat_add: no division per event).
 struct VarianceShiftFinder : ast::TraversingVisitor {
   std::map<const ast::Vardecl*, int> shifts;
+  std::set<const ast::Vardecl*> read;
+  bool read_unknown = false;  // a @variance of something not named: every statistic keeps it
+  bool keeps_variance(const ast::Vardecl* v) const { return read_unknown || read.count(v); }
   void visit(ast::StatOp& e) override {
     TraversingVisitor::visit(e);
-    if (e.op != "variance" || e.params.empty()) return;
+    if (e.op != "variance") return;
     const ast::Vardecl* v = nullptr;
     if (auto* sym = dynamic_cast<ast::Symbol*>(e.stat)) v = sym->referent;
     if (auto* ai = dynamic_cast<ast::ArrayIndex*>(e.stat))
       if (auto* sym = dynamic_cast<ast::Symbol*>(ai->base)) v = sym->referent;
+    if (v)
+      read.insert(v);
+    else
+      read_unknown = true;
+    if (e.params.empty()) return;
     if (!v) return;
     int64_t shift = e.params.front();
     if (shift < 0 || shift > 62)
@@ -492,9 +503,9 @@ class BodyEmitter : public ast::Visitor {
       std::string k = build_key(g, idx, e.tok);
       line("STP_SET_LOC(c, " + std::to_string(em_.location(e.left->tok)) + ");");
       const MapInfo* smi = em_.map_of(g);
-      if (smi && smi->variance_shift)
+      if (!smi || smi->variance)
         line("stp_stat_add_shift(c, " + map_name(g) + ", &" + k + ", " + v + ", " +
-             std::to_string(smi->variance_shift) + ");");
+             std::to_string(smi ? smi->variance_shift : 0) + ");");
       else
         line("stp_stat_add(c, " + map_name(g) + ", &" + k + ", " + v + ");");
       check_error();
@@ -1429,6 +1440,7 @@ void Emitter::layout_globals() {
     if (mi.stats) {
       if (auto sh = shifts.shifts.find(g); sh != shifts.shifts.end())
         mi.variance_shift = sh->second;
+      mi.variance = shifts.keeps_variance(g);
       auto it = hists.hists.find(g);
       std::string buckets = "0";
       std::string kind = "STP_HIST_NONE";

@@ -46,6 +46,7 @@ struct MapInfo {
   int64_t hist_start = 0, hist_stop = 0, hist_interval = 0;
   int hist_buckets = 0;
   int variance_shift = 0;  // @variance(NAME, shift): the precision its mean/m2 are kept at
+  bool variance = true;    // some @variance reads it (else no running mean/m2 is kept)
   uint32_t key_size = 0, value_size = 0;
   int64_t max_entries = 0;
   bool wrap = false;
