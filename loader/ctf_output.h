@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -66,6 +67,12 @@ class CtfOutput {
   // The common context of an event of process `pid`, thread `tid` (values in init's order).
   void emit_common(ctf::Encoder& e, uint32_t pid, uint32_t tid, const std::string& comm,
                    const std::vector<uint64_t>* ustack = nullptr, const std::vector<uint64_t>* kstack = nullptr);
+  // Called before an event with a user stack is written, with its process, time, cpu and
+  // frames (leaf first; Frame::module is the file, mod_offset/mod_size the place in it): the
+  // place to emit statedump events (bin_info, build_id, debug_link) for mappings not described
+  // yet, so they precede the event in its stream (same cpu, time <= the event's).
+  using StackHook = std::function<void(uint32_t pid, uint64_t time_ns, uint32_t cpu, const std::vector<Frame>& frames)>;
+  void set_stack_hook(StackHook h) { stack_hook_ = std::move(h); }
   // Writes out the event being assembled and sends what is buffered.
   void flush();
   // Finishes the trace (the writer closes packets, streams and writes the metadata).
@@ -97,6 +104,7 @@ class CtfOutput {
   ctf::CtfTrace trace_;
   bool with_ustack_ = false, with_kstack_ = false;
   Pending p_;
+  StackHook stack_hook_;
   std::map<std::tuple<uint32_t, int, bool, bool>, Class> classes_;
 };
 
