@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <regex.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -119,7 +120,7 @@ struct stp_common {
   char errmsg[STP_MAXSTRINGLEN];
   /* the printf record being built */
   uint32_t rec_len;
-  unsigned char rec[sizeof(struct stp_rec_hdr) + STP_MAX_PRINTF_ARGS * (8 + STP_REC_STR_SIZE(STP_MAXSTRINGLEN))];
+  unsigned char rec[STP_REC_BODY + STP_MAX_PRINTF_ARGS * (8 + STP_REC_STR_SIZE(STP_MAXSTRINGLEN))];
 };
 
 #define STP_DEFINE_CONTEXT(T)                        \
@@ -339,11 +340,34 @@ static __always_inline void stp_n_sfmt_char(struct stp_common *ck, char *dst, in
 }
 
 /* ------------------------------------------------------------------------------- output */
+#ifdef STP_CTF
+/* --ctf: the event's context after the header (common/stp_records.h), as the BPF side writes
+ * it; a native probe runs in ukstap itself. */
+static void stp_n_rec_ctx(unsigned char *rec, int probe_id)
+{
+  struct stp_rec_ctx x;
+  struct timespec ts;
+  memset(&x, 0, sizeof x);
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  x.time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+  x.cpu = (uint32_t)sched_getcpu();
+  x.probe_id = (uint32_t)probe_id;
+  x.pid = (uint32_t)getpid();
+  x.tid = (uint32_t)syscall(SYS_gettid);
+  prctl(PR_GET_NAME, x.comm, 0, 0, 0);
+  memcpy(rec + sizeof(struct stp_rec_hdr), &x, sizeof x);
+}
+#endif
+
 static __always_inline void stp_n_printf_begin(struct stp_common *ck, int fmt_id)
 {
   struct stp_rec_hdr h = {STP_REC_PRINTF, (uint16_t)fmt_id, 0};
+#ifdef STP_CTF
+  h.type |= STP_REC_CTX_FLAG;
+  stp_n_rec_ctx(ck->rec, ck->probe_id);
+#endif
   memcpy(ck->rec, &h, sizeof h);
-  ck->rec_len = sizeof h;
+  ck->rec_len = STP_REC_BODY;
 }
 static __always_inline void stp_n_printf_long(struct stp_common *ck, int64_t v)
 {
@@ -396,7 +420,23 @@ static void stp_n_request_exit(void)
 }
 static __always_inline void stp_n_exit(struct stp_common *ck) { (void)ck; stp_n_request_exit(); }
 static __always_inline void stp_n_warn(struct stp_common *ck, const char *msg) { (void)ck; stp_n_emit_str(STP_REC_WARN, 0, msg); }
+#ifdef STP_CTF
+static void stp_n_log(struct stp_common *ck, const char *msg)
+{
+  unsigned char buf[STP_REC_BODY + STP_REC_STR_SIZE(4096)];
+  struct stp_rec_hdr h = {STP_REC_LOG | STP_REC_CTX_FLAG, 0, 0};
+  uint32_t n = (uint32_t)strnlen(msg, 4096);
+  memset(buf, 0, sizeof buf);
+  stp_n_rec_ctx(buf, ck->probe_id);
+  h.len = (uint32_t)(STP_REC_BODY - sizeof h) + STP_REC_STR_SIZE(n);
+  memcpy(buf, &h, sizeof h);
+  memcpy(buf + STP_REC_BODY, &n, 4);
+  memcpy(buf + STP_REC_BODY + 4, msg, n);
+  stp_n_emit(buf, (uint32_t)(sizeof h + h.len));
+}
+#else
 static __always_inline void stp_n_log(struct stp_common *ck, const char *msg) { (void)ck; stp_n_emit_str(STP_REC_LOG, 0, msg); }
+#endif
 
 /* API names (README) over the stp_common-based implementations */
 #define stp_error(c, msg, loc) stp_n_error(&(c)->k, (msg), (loc))
@@ -582,12 +622,16 @@ static void stp_n_print_hist(struct stp_common *ck, struct stp_nmap *m, const vo
     stp_n_error(ck, "empty aggregate", -1);
     return;
   }
-  rec = calloc(1, sizeof h + STP_REC_ALIGN(m->value_size));
+  rec = calloc(1, STP_REC_BODY + STP_REC_ALIGN(m->value_size));
   h.type = STP_REC_HIST;
   h.id = (uint16_t)stats_id;
-  h.len = STP_REC_ALIGN(m->value_size);
+  h.len = (uint32_t)(STP_REC_BODY - sizeof h) + STP_REC_ALIGN(m->value_size);
+#ifdef STP_CTF
+  h.type |= STP_REC_CTX_FLAG;
+  stp_n_rec_ctx(rec, ck->probe_id);
+#endif
   memcpy(rec, &h, sizeof h);
-  memcpy(rec + sizeof h, agg, m->value_size);
+  memcpy(rec + STP_REC_BODY, agg, m->value_size);
   stp_n_emit(rec, (uint32_t)(sizeof h + h.len));
   free(rec);
   free(agg);
