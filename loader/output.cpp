@@ -1,4 +1,5 @@
 #include "loader/output.h"
+#include "loader/ctf_output.h"
 #include "loader/kstack_output.h"
 #include "loader/ustack_output.h"
 
@@ -291,7 +292,10 @@ bool Output::open(const std::string& file, std::string& why) {
     out_ = nullptr;  // a profile run prints nothing: -o is the profile's, written after the run
     return true;
   }
-  if (file.empty() || file == "-") return true;
+  if (file.empty() || file == "-") {
+    if (ctf_) out_ = nullptr;  // --ctf without -o: the trace is the output
+    return true;
+  }
   pattern_ = file;
   size_max_ = (uint64_t)s_.opts.output_size_mb << 20;  // staprun: -S counts megabytes
   files_max_ = s_.opts.output_files_max;
@@ -372,6 +376,7 @@ void Output::put(const char* p, size_t n) {
 }
 
 void Output::flush() {
+  if (ctf_) ctf_->flush();
   if (write_errno_ || !out_) return;
   if (std::fflush(out_) != 0) fail(errno);
 }
@@ -399,12 +404,29 @@ void Output::record(const void* data, size_t len) {
       malformed++;
       return;
     }
-    switch (h.type) {
+    // --ctf: the event's context between header and payload (common/stp_records.h).
+    uint16_t type = h.type;
+    struct stp_rec_ctx cx;
+    ctx_ = nullptr;
+    if (type & STP_REC_CTX_FLAG) {
+      type &= ~STP_REC_CTX_FLAG;
+      if (blen < sizeof cx) {
+        malformed++;
+        off += sizeof h + h.len;
+        continue;
+      }
+      std::memcpy(&cx, body, sizeof cx);
+      body += sizeof cx;
+      blen -= sizeof cx;
+      if (ctf_) ctx_ = &cx;
+    }
+    switch (type) {
       case STP_REC_PRINTF: printf_record(h.id, body, blen); break;
       case STP_REC_LOG: {
         Reader r{body, blen};
         std::string t = r.str();
         t = expand(std::move(t));
+        if (r.ok && ctx_) ctf_->log(*ctx_, t);
         if (r.ok) {
           t += '\n';  // one write: -S rotation never splits a log() line from its newline
           put(t);
@@ -432,8 +454,9 @@ void Output::record(const void* data, size_t len) {
         break;
       default: malformed++; break;
     }
-    off += sizeof h + blen;
+    off += sizeof h + h.len;
   }
+  ctx_ = nullptr;
 }
 
 void Output::printf_record(uint16_t fmt_id, const unsigned char* p, size_t n) {
@@ -444,6 +467,7 @@ void Output::printf_record(uint16_t fmt_id, const unsigned char* p, size_t n) {
   if (samples_ && fmt_id == sample_fmt_) return sample_header(p, n);
   Reader r{p, n};
   std::string out;
+  std::vector<CtfOutput::Value> vals;  // --ctf: the values, typed
   for (const auto& c : m_.formats[fmt_id].components) {
     if (c.conv == Conv::Literal) {
       out += c.literal;
@@ -459,13 +483,17 @@ void Output::printf_record(uint16_t fmt_id, const unsigned char* p, size_t n) {
     if (c.conv == Conv::String) {
       std::string v = r.str();
       v = expand(std::move(v));
+      if (ctx_) vals.push_back({true, 0, v});
       pos = stp_fmt_str(fbuf_.data(), kFmtCap, 0, v.c_str(), (uint32_t)v.size(), flags, width, prec);
     } else if (c.conv == Conv::Memory || c.conv == Conv::MemoryHex) {
       std::string v = r.str();
+      if (ctx_) vals.push_back({true, 0, v});
       pos = stp_fmt_mem(fbuf_.data(), kFmtCap, 0, reinterpret_cast<const uint8_t*>(v.data()),
                         (uint32_t)v.size(), conv, flags, width);
     } else {
-      pos = stp_fmt_long(fbuf_.data(), kFmtCap, 0, r.num(), conv, flags, width, prec);
+      int64_t num = r.num();
+      if (ctx_) vals.push_back({false, num, {}});
+      pos = stp_fmt_long(fbuf_.data(), kFmtCap, 0, num, conv, flags, width, prec);
     }
     out.append(fbuf_.data(), pos);
     if (!r.ok) break;
@@ -474,6 +502,7 @@ void Output::printf_record(uint16_t fmt_id, const unsigned char* p, size_t n) {
     malformed++;
     return;
   }
+  if (ctx_) ctf_->statement(*ctx_, fmt_id, std::move(vals));
   put(out);
 }
 
@@ -511,7 +540,16 @@ void Output::ustack_record(uint16_t flags, const unsigned char* p, size_t n) {
     return;
   }
   std::string error;
-  std::string text = ustacks_->record(flags, u, p + sizeof u, n - sizeof u, error);
+  std::string text;
+  if (ctx_ && !u.token && u.kind != STP_USTACK_SYM && !(flags & _STP_SYM_LIST)) {
+    // --ctf: the stack's frames join the event (ctf_output.h); the text only for -o FILE
+    std::vector<Frame> frames;
+    if (out_) text = ustacks_->record_frames(flags, u, p + sizeof u, n - sizeof u, error, frames);
+    else frames = ustacks_->sample_frames(flags, u, p + sizeof u, n - sizeof u);
+    ctf_->stack(*ctx_, false, std::move(frames));
+  } else {
+    text = ustacks_->record(flags, u, p + sizeof u, n - sizeof u, error);
+  }
   put(text);
   if (!error.empty()) {
     flush();
@@ -531,6 +569,9 @@ void Output::kstack_record(uint16_t flags, const unsigned char* p, size_t n) {
     sample_frames(kstacks_->sample_frames(flags, u, p + sizeof u, n - sizeof u));
     return;
   }
+  if (ctx_ && !u.token && u.kind != STP_USTACK_SYM && !(flags & _STP_SYM_LIST))
+    ctf_->stack(*ctx_, true, kstacks_->sample_frames(flags, u, p + sizeof u, n - sizeof u));
+  if (ctx_ && !out_) return;
   std::string text = kstacks_->record(flags, u, p + sizeof u, n - sizeof u);
   put(text);
 }
@@ -557,6 +598,7 @@ void Output::hist_record(uint16_t stats_id, const unsigned char* p, size_t n) {
   std::memcpy(b.data(), p + base, b.size() * 8);
   int nb = mi.hist_buckets > 0 ? std::min<int>(mi.hist_buckets, (int)b.size()) : (int)b.size();
   std::string text = format_histogram(mi.hist_kind, b.data(), nb, mi.hist_start, mi.hist_stop, mi.hist_interval);
+  if (ctx_) ctf_->histogram(*ctx_, text);
   put(text);
 }
 

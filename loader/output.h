@@ -12,6 +12,8 @@
 
 #include "loader/stack_frame.h"
 
+struct stp_rec_ctx;
+
 namespace ukstap {
 class Session;
 namespace codegen {
@@ -22,6 +24,7 @@ namespace loader {
 
 class UserStacks;
 class KernelStacks;
+class CtfOutput;
 
 class Output {
  public:
@@ -61,6 +64,9 @@ class Output {
   // (driver/profile_mode.h: "@@ukstap-sample PID TID COMM") starts a sample; the stack records
   // after it (print_backtrace(), print_ubacktrace()) append their frames.
   void collect_samples(std::vector<Sample>* samples);
+  // `ukstap --ctf=DIR` (before open()): records that carry an event context (STP_REC_CTX_FLAG)
+  // also become CTF events (ctf_output.h); the text goes only to -o FILE, if given.
+  void set_ctf(CtfOutput* ctf) { ctf_ = ctf; }
 
   bool exit_requested = false;
   int errors = 0;          // ERROR records seen
@@ -104,6 +110,8 @@ class Output {
   KernelStacks* kstacks_ = nullptr;
   std::vector<Sample>* samples_ = nullptr;  // --profile: where samples go
   int sample_fmt_ = -1;                     // the format id of the sample header
+  CtfOutput* ctf_ = nullptr;                 // --ctf: where events go
+  const ::stp_rec_ctx* ctx_ = nullptr;    // --ctf: the context of the record being decoded
 };
 
 // Opens `path` for -o: created (0666 & ~umask) or truncated, close-on-exec. In a world-writable

@@ -52,6 +52,7 @@
 #include "loader/procfs_files.h"
 #include "loader/run_config.h"
 #include "loader/stack_sources.h"
+#include "loader/ctf_output.h"
 #include "loader/output.h"
 #include "loader/target.h"
 #include "loader/util.h"
@@ -103,6 +104,9 @@ class Runner {
   Session& s_;
   const codegen::ModuleInfo& m_;
   loader::StackSources stacks_;  // trackers, symbols and unwind tables, as the script needs
+  // --ctf=DIR's events (ctf_output.h; its trace() takes extra event kinds). Declared before
+  // out_, which sends to it until out_ is destroyed.
+  std::unique_ptr<loader::CtfOutput> ctf_;
   loader::Output out_;
   loader::InputReader input_;  // stdin for input.char/input.line
   loader::TargetCommand target_;
@@ -418,6 +422,14 @@ int Runner::run() {
   ::signal(SIGPIPE, SIG_IGN);
 
   std::string why;
+  if (!s_.opts.ctf_dir.empty()) {
+    ctf_ = std::make_unique<loader::CtfOutput>(s_, m_);
+    if (!ctf_->open(s_.opts.ctf_dir, why)) {
+      s_.diag.fatal(why);  // one line, exit 1 (nothing was loaded)
+      return 1;
+    }
+    out_.set_ctf(ctf_.get());
+  }
   if (!out_.open(s_.opts.output_file, why)) {
     s_.diag.fatal(why);  // one line, exit 1 (nothing was loaded)
     return 1;
@@ -548,6 +560,10 @@ int Runner::run() {
   }
   drain();
   out_.close();
+  if (ctf_ && !ctf_->close(why)) {
+    s_.diag.stream() << "ERROR: " << why << "\n";
+    out_.errors++;
+  }
   uint64_t errors = std::max<uint64_t>((uint64_t)out_.errors, (uint64_t)session_->errors);
 
   loader::RunTotals totals{session_, &out_};

@@ -237,6 +237,14 @@ std::vector<Frame> UserStacks::sample_frames(uint16_t flags, const stp_ustack& u
   return out;
 }
 
+std::string UserStacks::record_frames(uint16_t flags, const stp_ustack& u, const unsigned char* p, size_t n,
+                                      std::string& error, std::vector<Frame>& frames) {
+  text_too_ = true;
+  std::string text = decode(flags, u, p, n, error, &frames);
+  text_too_ = false;
+  return text;
+}
+
 std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsigned char* p,
                                size_t n, std::string& error, std::vector<Frame>* frames_out) {
   // A token names content (pid + addresses), so equal stacks make equal strings; it is
@@ -282,7 +290,7 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
       std::vector<Pc> pcs;
       for (size_t i = 0; i < raw.size(); ++i) pcs.push_back({raw[i], i >= exact});
       WalkEnd end;
-      walk((int)u.pid, u.time_ns, pcs, flags, frames_out, frames_out ? nullptr : &text, &end);
+      walk((int)u.pid, u.time_ns, pcs, flags, frames_out, frames_out && !text_too_ ? nullptr : &text, &end);
       add_cut_note(text, flags, stop, end);
       add_cut_frame(frames_out, stop, end);
       break;
@@ -304,7 +312,7 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
       std::vector<Pc> pcs;
       for (uint64_t pc : parse_hex_list(s)) pcs.push_back({pc, false});
       walk(st ? (int)st->h.pid : (int)u.pid, st ? st->h.time_ns : u.time_ns, pcs, flags, frames_out,
-           frames_out ? nullptr : &text);
+           frames_out && !text_too_ ? nullptr : &text);
       break;
     }
     case STP_USTACK_ID: {
@@ -326,7 +334,7 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
       std::vector<Pc> pcs;
       for (size_t i = 0; i < st->pcs.size(); ++i) pcs.push_back({st->pcs[i], i >= st->h.exact});
       WalkEnd end;
-      walk((int)st->h.pid, st->h.time_ns, pcs, flags, frames_out, frames_out ? nullptr : &text, &end);
+      walk((int)st->h.pid, st->h.time_ns, pcs, flags, frames_out, frames_out && !text_too_ ? nullptr : &text, &end);
       add_cut_note(text, flags, st->h.stop, end);
       add_cut_frame(frames_out, st->h.stop, end);
       break;
@@ -347,7 +355,7 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
     default:
       break;
   }
-  if (frames_out) return "";  // a profile sample: the frames are the output
+  if (frames_out && !text_too_) return "";  // a profile sample: the frames are the output
   if (!u.token) return text;
   tokens_[u.token] = text;
   return "";

@@ -60,6 +60,10 @@ class UserStacks {
   // print_ubacktrace()); none for a context without a user stack, a token or a symbol record.
   std::vector<Frame> sample_frames(uint16_t flags, const stp_ustack& u, const unsigned char* payload,
                             size_t n);
+  // Both at once, the record decoded once (its deferred walk finished once): --ctf's trace
+  // takes the frames while -o FILE gets the text of the same stack.
+  std::string record_frames(uint16_t flags, const stp_ustack& u, const unsigned char* payload, size_t n,
+                            std::string& error, std::vector<Frame>& frames);
   // Replaces every token in `s` (strings without '\x1e' come back unchanged).
   std::string expand(const std::string& s) const;
   static bool has_token(const char* s, size_t n);
@@ -129,6 +133,7 @@ class UserStacks {
     bool outermost;  // the frame's function starts every stack (stack_cut_note.h)
   };
   std::unordered_map<FrameKey, TextEntry, FrameKeyHash> text_cache_;
+  bool text_too_ = false;  // record_frames(): decode() makes the text besides the frames
   std::unordered_map<FrameKey, Frame, FrameKeyHash> frame_cache_;
   uint64_t drained_at_ns_ = 0;  // events before this time: their mappings are all known
 

@@ -119,6 +119,9 @@ struct stp_common {
   uint8_t user_mode;
   uint8_t kskip;       /* leading kernel frames that are the tracing glue, not the probed path */
   uint8_t slot;        /* STP_SLOT_*: per-slot per-CPU scratch (the row cache) */
+#ifdef STP_CTF
+  uint64_t hit_ns;     /* --ctf: when the probe was hit, every record's timestamp */
+#endif
   char errmsg[STP_MAXSTRINGLEN];
   struct _stp_tokenize tok;
   uint64_t sysrec[8];               /* a dispatched syscall probe's record (stp_bpf_probes.h) */
@@ -290,6 +293,9 @@ STP_SUBPROG void *stp__enter_common(void *ctxmap, int slot, unsigned long koff)
 STP_SUBPROG void stp__begin(struct stp_common *k, int id, int is_return, int umode)
 {
   k->probe_id = id;
+#ifdef STP_CTF
+  k->hit_ns = bpf_ktime_get_ns();
+#endif
   k->error = 0;
   k->abort = 0;
   k->loc = -1;

@@ -67,7 +67,7 @@ static __always_inline void stp__kstack_emit(struct stp_common *k, int flags, ui
   if (n) {
     uint32_t bytes = n * 8;
     STP_CLAMP_REG(bytes, 8 * MAXBACKTRACE);  /* for 6.1's verifier: clang drops the mask */
-    bpf_probe_read_kernel(&k->rec[sizeof(struct stp_rec_hdr) + sizeof(struct stp_ustack)],
+    bpf_probe_read_kernel(&k->rec[STP_REC_BODY + sizeof(struct stp_ustack)],
                           bytes, k->kw.pcs);
   }
   k->rec_pos += n * 8;

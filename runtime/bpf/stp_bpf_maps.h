@@ -178,14 +178,14 @@ static __always_inline void stp__stat_get(void *map, const void *key, struct stp
 static __always_inline void stp__print_hist(struct stp_common *k, void *map, const void *key,
                                             int id, uint32_t size)
 {
-  struct stp_stat_base *agg = (struct stp_stat_base *)&k->rec[sizeof(struct stp_rec_hdr)];
+  struct stp_stat_base *agg = (struct stp_stat_base *)&k->rec[STP_REC_BODY];
   stp__rec_begin(k, STP_REC_HIST, id);
   stp__stat_get(map, key, agg, size);
   if (agg->count == 0) {
     stp__error(k, "empty aggregate", STP_LOC_CURRENT);
     return;
   }
-  k->rec_pos = sizeof(struct stp_rec_hdr) + size;
+  k->rec_pos = STP_REC_BODY + size;
   stp__rec_end(k);
 }
 #define stp_print_hist(c, NAME, key)                                                    \

@@ -17,7 +17,20 @@ static __always_inline void stp__rec_begin(struct stp_common *k, int type, int i
   h->type = (uint16_t)type;
   h->id = (uint16_t)id;
   h->len = 0;
-  k->rec_pos = sizeof(struct stp_rec_hdr);
+#ifdef STP_CTF
+  {
+    struct stp_rec_ctx *x = (struct stp_rec_ctx *)&k->rec[sizeof(struct stp_rec_hdr)];
+    uint64_t pt = bpf_get_current_pid_tgid();
+    h->type = (uint16_t)(type | STP_REC_CTX_FLAG);
+    x->time_ns = k->hit_ns;
+    x->cpu = bpf_get_smp_processor_id();
+    x->probe_id = (uint32_t)k->probe_id;
+    x->pid = (uint32_t)(pt >> 32);
+    x->tid = (uint32_t)pt;
+    bpf_get_current_comm(x->comm, sizeof x->comm);
+  }
+#endif
+  k->rec_pos = STP_REC_BODY;
   k->rec_overflow = 0;
 }
 

@@ -24,7 +24,7 @@
 static __always_inline struct stp_ustack *stp__stackrec_begin(struct stp_common *k, int type,
                                                               int flags, int kind, uint64_t token)
 {
-  struct stp_ustack *u = (struct stp_ustack *)&k->rec[sizeof(struct stp_rec_hdr)];
+  struct stp_ustack *u = (struct stp_ustack *)&k->rec[STP_REC_BODY];
   uint64_t pt = bpf_get_current_pid_tgid();
   stp__rec_begin(k, type, flags);
   u->pid = (uint32_t)(pt >> 32);
@@ -36,7 +36,7 @@ static __always_inline struct stp_ustack *stp__stackrec_begin(struct stp_common 
   u->exact = 0;
   u->kind = (uint8_t)kind;
   u->stop = 0;
-  k->rec_pos = sizeof(struct stp_rec_hdr) + sizeof(struct stp_ustack);
+  k->rec_pos = STP_REC_BODY + sizeof(struct stp_ustack);
   return u;
 }
 #define stp__ustack_begin(k, flags, kind, token) \
@@ -59,7 +59,7 @@ static __always_inline void stp__ustack_emit(struct stp_common *k, int flags, ui
   if (n) {
     uint32_t bytes = n * 8;
     STP_CLAMP_REG(bytes, 8 * MAXBACKTRACE);  /* for 6.1's verifier: clang drops the mask */
-    bpf_probe_read_kernel(&k->rec[sizeof(struct stp_rec_hdr) + sizeof(struct stp_ustack)],
+    bpf_probe_read_kernel(&k->rec[STP_REC_BODY + sizeof(struct stp_ustack)],
                           bytes, k->uw.pcs);
   }
   k->rec_pos += n * 8;

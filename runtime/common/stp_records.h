@@ -100,6 +100,25 @@ struct stp_rec_hdr {
   uint32_t len;   /* payload bytes after this header, a multiple of 8 */
 };
 
+/* `ukstap --ctf=DIR` (compiled with -DSTP_CTF; loader/ctf_output.h): records of probes carry
+ * the event's context between the header and the payload, and their type has this bit. Text
+ * runs are compiled without it: their records and their cost are unchanged. */
+#define STP_REC_CTX_FLAG 0x8000u
+struct stp_rec_ctx {
+  uint64_t time_ns;   /* CLOCK_MONOTONIC (bpf_ktime_get_ns) when the probe was hit */
+  uint32_t cpu;
+  uint32_t probe_id;  /* ProbeInfo id: the event's name is its probe point */
+  uint32_t pid;       /* tgid */
+  uint32_t tid;
+  char comm[16];
+};
+/* Where a record's payload starts in the scratch buffer that builds it. */
+#ifdef STP_CTF
+#define STP_REC_BODY (sizeof(struct stp_rec_hdr) + sizeof(struct stp_rec_ctx))
+#else
+#define STP_REC_BODY sizeof(struct stp_rec_hdr)
+#endif
+
 #define STP_REC_ALIGN(n) (((n) + 7u) & ~7u)
 #define STP_REC_STR_SIZE(n) STP_REC_ALIGN(4u + (uint32_t)(n))
 #define STP_LOC_NONE 0xffff

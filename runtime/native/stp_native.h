@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <regex.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -119,7 +120,7 @@ struct stp_common {
   char errmsg[STP_MAXSTRINGLEN];
   /* the printf record being built */
   uint32_t rec_len;
-  unsigned char rec[sizeof(struct stp_rec_hdr) + STP_MAX_PRINTF_ARGS * (8 + STP_REC_STR_SIZE(STP_MAXSTRINGLEN))];
+  unsigned char rec[STP_REC_BODY + STP_MAX_PRINTF_ARGS * (8 + STP_REC_STR_SIZE(STP_MAXSTRINGLEN))];
 };
 
 #define STP_DEFINE_CONTEXT(T)                        \
@@ -339,11 +340,34 @@ static __always_inline void stp_n_sfmt_char(struct stp_common *ck, char *dst, in
 }
 
 /* ------------------------------------------------------------------------------- output */
+#ifdef STP_CTF
+/* --ctf: the event's context after the header (common/stp_records.h), as the BPF side writes
+ * it; a native probe runs in ukstap itself. */
+static void stp_n_rec_ctx(unsigned char *rec, int probe_id)
+{
+  struct stp_rec_ctx x;
+  struct timespec ts;
+  memset(&x, 0, sizeof x);
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  x.time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+  x.cpu = (uint32_t)sched_getcpu();
+  x.probe_id = (uint32_t)probe_id;
+  x.pid = (uint32_t)getpid();
+  x.tid = (uint32_t)syscall(SYS_gettid);
+  prctl(PR_GET_NAME, x.comm, 0, 0, 0);
+  memcpy(rec + sizeof(struct stp_rec_hdr), &x, sizeof x);
+}
+#endif
+
 static __always_inline void stp_n_printf_begin(struct stp_common *ck, int fmt_id)
 {
   struct stp_rec_hdr h = {STP_REC_PRINTF, (uint16_t)fmt_id, 0};
+#ifdef STP_CTF
+  h.type |= STP_REC_CTX_FLAG;
+  stp_n_rec_ctx(ck->rec, ck->probe_id);
+#endif
   memcpy(ck->rec, &h, sizeof h);
-  ck->rec_len = sizeof h;
+  ck->rec_len = STP_REC_BODY;
 }
 static __always_inline void stp_n_printf_long(struct stp_common *ck, int64_t v)
 {

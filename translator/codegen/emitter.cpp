@@ -1,5 +1,6 @@
 #include "codegen/emitter.h"
 
+#include "codegen/format_arg_names.h"
 #include "codegen/c_text.h"
 #include "codegen/kernel_values.h"
 #include "codegen/shared_functions.h"
@@ -159,12 +160,15 @@ int Emitter::location(const Token* tok) {
   return it->second;
 }
 
-int Emitter::format_id(const std::string& fmt, const std::vector<ast::FormatComponent>& comps) {
-  auto it = format_ids_.find(fmt);
+int Emitter::format_id(const std::string& fmt, const std::vector<ast::FormatComponent>& comps,
+                       const std::vector<std::string>& names) {
+  std::string key = fmt;
+  for (const auto& n : names) key += '\x1f' + n;
+  auto it = format_ids_.find(key);
   if (it != format_ids_.end()) return it->second;
-  m_.formats.push_back({fmt, comps});
+  m_.formats.push_back({fmt, comps, names});
   int id = static_cast<int>(m_.formats.size()) - 1;
-  format_ids_[fmt] = id;
+  format_ids_[key] = id;
   return id;
 }
 
@@ -971,7 +975,7 @@ class BodyEmitter : public ast::Visitor {
     std::vector<std::pair<std::string, bool>> args;  // value, is string
     for (auto* a : e.args) args.push_back({eval_stable(a), is_str(a)});
     if (e.to_stream) {
-      int id = em_.format_id(fmt, comps);
+      int id = em_.format_id(fmt, comps, format_arg_names(e.args));
       // Which argument feeds a %m/%M: the bytes are captured now, not the address.
       std::map<size_t, const ast::FormatComponent*> mem_args;
       size_t ai = 0;

@@ -55,7 +55,9 @@ class Emitter {
   std::string var_access(const ast::Vardecl* v) const;
   const MapInfo* map_of(const ast::Vardecl* g) const;
   int location(const Token* tok);
-  int format_id(const std::string& fmt, const std::vector<ast::FormatComponent>& comps);
+  // `names`: the arguments' field names under --ctf (format_arg_names.h); part of the key.
+  int format_id(const std::string& fmt, const std::vector<ast::FormatComponent>& comps,
+                const std::vector<std::string>& names = {});
 
   void layout_globals();
   void emit_function(ast::Function* f, bool native);

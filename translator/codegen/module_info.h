@@ -31,6 +31,7 @@ struct ProbeInfo {
 struct FormatInfo {
   std::string text;  // the format string (unescaped)
   std::vector<ast::FormatComponent> components;
+  std::vector<std::string> arg_names;  // per argument: its CTF field name (format_arg_names.h)
 };
 
 // Key/value layout of a map, for decoding and for messages.

@@ -22,6 +22,7 @@
 #include "driver/passes.h"
 #include "loader/passes.h"
 #include "loader/profile_run.h"
+#include "ctf-writer/writer_main.h"
 #include "driver/privilege.h"
 #include "driver/profile_mode.h"
 #include "driver/run_session.h"
@@ -287,7 +288,8 @@ int run_session(Session& s) {
   }
 
   // Pass 5 prints its own diagnostics (ERROR/WARNING lines, "Pass 5: run failed.").
-  if (s.opts.profile_hz > 0) {
+  // --profile --ctf=DIR: the sampling script's events go to the trace like any script's.
+  if (s.opts.profile_hz > 0 && s.opts.ctf_dir.empty()) {
     int rc = loader::run_profile(s, profile_format, profile_dest);
     return rc != 0 ? rc : flush_stdout(0);
   }
@@ -299,6 +301,9 @@ int run_session(Session& s) {
 }  // namespace ukstap
 
 int main(int argc, char** argv) {
+  // `--ctf=DIR`'s writer process: ukstap re-executed by ctf-writer/trace_writer.cpp under this
+  // name, reading the trace's events from fd 3 (ctf-writer/writer_main.h).
+  if (argc == 2 && std::strcmp(argv[0], "ukstap-ctf-writer") == 0) return ukstap::ctf::writer_main(3, argv[1]);
   // A closed stdin becomes /dev/null: otherwise the first file ukstap opens would be fd 0, and
   // input.char/input.line (loader/input_reader.h) or the -c command would read it.
   if (::fcntl(STDIN_FILENO, F_GETFD) < 0 && errno == EBADF) {

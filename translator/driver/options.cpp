@@ -48,6 +48,7 @@ enum LongOnly {
   OPT_DYNINST,
   OPT_DEMANGLE,
   OPT_NO_DEMANGLE,
+  OPT_CTF,
 };
 
 const char kShortOpts[] = ":hVvp:e:c:x:o:d:km:D:G:I:T:l:L:gwuWPS:i";
@@ -72,6 +73,7 @@ const struct option kLongOpts[] = {
     {"interactive", no_argument, nullptr, 'i'},
     {"demangle", no_argument, nullptr, OPT_DEMANGLE},
     {"no-demangle", no_argument, nullptr, OPT_NO_DEMANGLE},
+    {"ctf", required_argument, nullptr, OPT_CTF},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -198,6 +200,10 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
         opts.profile_hz = static_cast<int>(hz);
         break;
       }
+      case OPT_CTF:
+        if (!*optarg) return usage_error("--ctf needs a directory: --ctf=DIR.");
+        opts.ctf_dir = optarg;
+        break;
       case OPT_FORMAT: {
         std::string f = optarg;
         if (f != "folded" && f != "svg" && f != "pprof")
@@ -343,6 +349,8 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
                        " cannot be used with a script.");
   if (!opts.target_cmd.empty() && opts.target_pid != 0)
     return usage_error("You can't specify -c and -x options together.");
+  if (!opts.ctf_dir.empty() && !opts.profile_format.empty())
+    return usage_error("--format does not apply to --ctf: --profile --ctf=DIR writes the samples as CTF events.");
   if (opts.output_size_mb > 0 && (opts.output_file.empty() || opts.output_file == "-"))
     return usage_error("-S needs an output file (-o FILE): it switches FILE.0, FILE.1, ...");
 
@@ -397,6 +405,10 @@ void print_usage(std::ostream& out) {
          "   --format=F folded (FlameGraph/inferno/speedscope input), svg (an interactive\n"
          "              flame graph) or pprof (profile.proto, gzipped); default: from -o's\n"
          "              extension (.folded, .svg, .pb.gz), else folded\n"
+         "   --ctf=DIR  write what the script prints as a CTF trace into DIR (babeltrace2,\n"
+         "              Trace Compass): one event per output statement, named after its\n"
+         "              probe point, with LTTng's vpid/vtid/procname and callstack contexts;\n"
+         "              text only to -o FILE if given (also with --profile)\n"
          "   --no-demangle  print C++ names as the ELF symbol table has them (as SystemTap\n"
          "              does), in backtraces, usymname() and profiles; demangled by default\n"
          "   --demangle the default: C++ names demangled (ns::Klass::f(int))\n"

@@ -57,6 +57,7 @@ struct Options {
   bool unoptimized = false;        // -u
   int profile_hz = 0;              // --profile[=HZ]: sampling profile mode (0: off)
   std::string profile_format;      // --format: folded, svg or pprof ("": from -o's extension)
+  std::string ctf_dir;             // --ctf=DIR: the script's output as a CTF trace (ctf-writer/)
   int demangle = -1;  // --demangle 1, --no-demangle 0; -1 (default): demangled
   // SystemTap's options that scripts and .meta files pass (issue 14; ukstap(1) says what each
   // does here, the no-ops say why).

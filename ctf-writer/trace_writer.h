@@ -1,0 +1,68 @@
+// ukstap's side of `--ctf=DIR`: starts the CTF writer process and sends it the trace's
+// description, event classes and events (wire.h). The process (ukstap itself, re-executed as
+// "ukstap-ctf-writer DIR" with the socket on fd 3: writer_main.h) owns the libbabeltrace2 graph,
+// so the trace is finished (packets and streams closed, metadata written) when ukstap exits in
+// any way, kill -9 included: the socket's EOF is the writer's signal to finish.
+//
+// Adding an event kind (the hook for statedump events: lttng_ust_statedump:bin_info,
+// build_id, debug_link, ...): define_class() it once with its fields (wire.h FieldSpec: the
+// LTTng names and types), then for each event begin_event(), encode the common-context values
+// (the ones init() declared, in order) and the class's field values, end_event(). Events may come
+// in any order among the script's; each stream (cpu) keeps its timestamps non-decreasing.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ctf-writer/wire.h"
+
+namespace ukstap::ctf {
+
+class CtfTrace {
+ public:
+  CtfTrace() = default;
+  CtfTrace(const CtfTrace&) = delete;
+  CtfTrace& operator=(const CtfTrace&) = delete;
+  ~CtfTrace();
+
+  // Checks DIR (trace_dir.h) and starts the writer process; false with `why` (one line).
+  bool open(const std::string& dir, std::string& why);
+  bool is_open() const { return fd_ >= 0; }
+  const std::string& dir() const { return dir_; }
+
+  // Once, before any class: the clock (CLOCK_MONOTONIC ns; `realtime_offset_ns` = CLOCK_REALTIME
+  // - CLOCK_MONOTONIC), the trace environment (tracer_name=ukstap is added) and the fields of
+  // the stream's event common context.
+  void init(uint64_t realtime_offset_ns, std::vector<std::pair<std::string, std::string>> env,
+            const std::vector<FieldSpec>& common);
+  // A new event class; its id (dense, from 0).
+  uint32_t define_class(const std::string& name, const std::vector<FieldSpec>& fields);
+  // One event: values are appended to the returned encoder (u64 for integers, str, sequences:
+  // u32 n then the elements), then end_event().
+  Encoder& begin_event(uint32_t class_id, uint64_t ts_ns, uint32_t cpu);
+  void end_event();
+  // Sends what is buffered (also done every 64 KiB).
+  void flush();
+  // EOF to the writer, then waits until it has finished the trace. False with `why` when the
+  // writer failed or a send did.
+  bool close(std::string& why);
+
+  uint64_t events = 0;      // events sent
+  uint64_t bytes_sent = 0;  // wire bytes sent
+  int send_errno = 0;       // first failed send (the writer died): later events are dropped
+
+ private:
+  void end_message();
+  int fd_ = -1;
+  pid_t pid_ = -1;
+  std::string dir_;
+  Encoder enc_;
+  size_t msg_start_ = 0;
+  uint32_t classes_ = 0;
+};
+
+}  // namespace ukstap::ctf

@@ -1,0 +1,224 @@
+// --ctf=DIR's events (ctf_output.h).
+#include "loader/ctf_output.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "codegen/module_info.h"
+#include "common/stp_records.h"
+#include "driver/session.h"
+
+namespace ukstap::loader {
+
+using ctf::FieldSpec;
+using ctf::Scope;
+using ctf::Type;
+using Conv = ast::FormatComponent::Conv;
+
+namespace {
+
+uint64_t clock_ns(clockid_t c) {
+  struct timespec ts;
+  ::clock_gettime(c, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+// CLOCK_REALTIME - CLOCK_MONOTONIC: the realtime reading between two monotonic ones (LTTng's
+// clock offset is measured the same way).
+uint64_t realtime_offset_ns() {
+  uint64_t best = 0, best_gap = UINT64_MAX;
+  for (int i = 0; i < 5; ++i) {
+    uint64_t a = clock_ns(CLOCK_MONOTONIC), r = clock_ns(CLOCK_REALTIME), b = clock_ns(CLOCK_MONOTONIC);
+    if (b - a < best_gap) {
+      best_gap = b - a;
+      best = r - (a + (b - a) / 2);
+    }
+  }
+  return best;
+}
+
+std::string comm_of(const char* c) { return std::string(c, strnlen(c, 16)); }
+
+// "func+0xOFF/0xSIZE [module]", "0xADDR [module]" without a symbol (print_ubacktrace()'s
+// frame without its address).
+std::string frame_text(const Frame& f) {
+  char buf[64];
+  std::string t;
+  if (!f.name.empty()) {
+    std::snprintf(buf, sizeof buf, "+0x%llx/0x%llx", (unsigned long long)f.offset, (unsigned long long)f.size);
+    t = f.name + buf;
+  } else {
+    std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)f.addr);
+    t = buf;
+  }
+  if (!f.module.empty()) t += " [" + f.module + "]";
+  return t;
+}
+
+// A stack's frames that are addresses: a profile's "[user stack cut short: ...]" note is not.
+std::vector<const Frame*> real_frames(const std::vector<Frame>& fs) {
+  std::vector<const Frame*> out;
+  for (const Frame& f : fs)
+    if (f.addr) out.push_back(&f);
+  return out;
+}
+
+}  // namespace
+
+CtfOutput::CtfOutput(Session& s, const codegen::ModuleInfo& m) : s_(s), m_(m) {}
+
+bool CtfOutput::open(const std::string& dir, std::string& why) {
+  if (!trace_.open(dir, why)) return false;
+  with_ustack_ = m_.uses_user_stacks;
+  with_kstack_ = m_.uses_kernel_stacks;
+  std::vector<FieldSpec> common = {
+      {Type::Sint, 32, 10, Scope::Payload, "vpid"},
+      {Type::Sint, 32, 10, Scope::Payload, "vtid"},
+      {Type::String, 8, 10, Scope::Payload, "procname"},
+      {Type::Uint, 64, 16, Scope::Payload, "ip"},
+  };
+  if (with_ustack_) common.push_back({Type::UintSeq, 64, 16, Scope::Payload, "callstack_user"});
+  if (with_kstack_) common.push_back({Type::UintSeq, 64, 16, Scope::Payload, "callstack_kernel"});
+  char host[256] = "";
+  ::gethostname(host, sizeof host - 1);
+  trace_.init(realtime_offset_ns(), {{"hostname", host}, {"tracer_major", "0"}}, common);
+  return true;
+}
+
+void CtfOutput::emit_common(ctf::Encoder& e, uint32_t pid, uint32_t tid, const std::string& comm,
+                            const std::vector<uint64_t>* ustack, const std::vector<uint64_t>* kstack) {
+  e.u64((uint64_t)(int64_t)(int32_t)pid);
+  e.u64((uint64_t)(int64_t)(int32_t)tid);
+  e.str(comm);
+  e.u64(ustack && !ustack->empty() ? (*ustack)[0] : 0);
+  auto seq = [&](const std::vector<uint64_t>* v) {
+    e.u32(v ? (uint32_t)v->size() : 0);
+    if (v)
+      for (uint64_t a : *v) e.u64(a);
+  };
+  if (with_ustack_) seq(ustack);
+  if (with_kstack_) seq(kstack);
+}
+
+bool CtfOutput::same_hit(const stp_rec_ctx& x) const {
+  return p_.active && p_.time_ns == x.time_ns && p_.tid == x.tid && p_.probe_id == x.probe_id && p_.cpu == x.cpu;
+}
+
+void CtfOutput::start(const stp_rec_ctx& x) {
+  emit_pending();
+  p_ = Pending{};
+  p_.active = true;
+  p_.time_ns = x.time_ns;
+  p_.cpu = x.cpu;
+  p_.probe_id = x.probe_id;
+  p_.pid = x.pid;
+  p_.tid = x.tid;
+  p_.comm = comm_of(x.comm);
+}
+
+void CtfOutput::statement(const stp_rec_ctx& x, int fmt_id, std::vector<Value> values) {
+  if (!same_hit(x) || p_.kind != kNone) start(x);  // a stack alone so far: this is its statement
+  p_.kind = fmt_id;
+  p_.values = std::move(values);
+}
+
+void CtfOutput::log(const stp_rec_ctx& x, std::string text) {
+  statement(x, kLog, {Value{true, 0, std::move(text)}});
+}
+
+void CtfOutput::histogram(const stp_rec_ctx& x, std::string text) {
+  statement(x, kHist, {Value{true, 0, std::move(text)}});
+}
+
+void CtfOutput::stack(const stp_rec_ctx& x, bool kernel, std::vector<Frame> frames) {
+  if (!same_hit(x) || (kernel ? p_.has_k : p_.has_u)) start(x);
+  (kernel ? p_.has_k : p_.has_u) = true;
+  (kernel ? p_.kstack : p_.ustack) = std::move(frames);
+}
+
+const CtfOutput::Class& CtfOutput::class_for(const Pending& p) {
+  auto key = std::make_tuple(p.probe_id, p.kind, p.has_u, p.has_k);
+  if (auto it = classes_.find(key); it != classes_.end()) return it->second;
+  std::string name;
+  for (const auto& pi : m_.probes)
+    if ((uint32_t)pi.id == p.probe_id) name = pi.pn.empty() ? pi.pp : pi.pn;  // as the script names it
+  if (name.empty()) name = "probe_" + std::to_string(p.probe_id);
+  std::vector<FieldSpec> fields;
+  if (p.kind == kLog) {
+    fields.push_back({Type::String, 8, 10, Scope::Payload, "msg"});
+  } else if (p.kind == kHist) {
+    fields.push_back({Type::String, 8, 10, Scope::Payload, "histogram"});
+  } else if (p.kind >= 0 && (size_t)p.kind < m_.formats.size()) {
+    const codegen::FormatInfo& f = m_.formats[p.kind];
+    size_t ai = 0;
+    for (const auto& c : f.components) {
+      if (c.conv == Conv::Literal) continue;
+      if (c.width == -2) ++ai;
+      if (c.precision == -2) ++ai;
+      FieldSpec fs;
+      fs.name = ai < f.arg_names.size() ? f.arg_names[ai] : "arg" + std::to_string(ai);
+      switch (c.conv) {
+        case Conv::SignedDec: fs.type = Type::Sint; break;
+        case Conv::UnsignedDec:
+        case Conv::Char: fs.type = Type::Uint; break;
+        case Conv::Octal: fs.type = Type::Uint, fs.base = 8; break;
+        case Conv::Binary: fs.type = Type::Uint, fs.base = 2; break;
+        case Conv::HexLower:
+        case Conv::HexUpper:
+        case Conv::Pointer: fs.type = Type::Uint, fs.base = 16; break;
+        case Conv::String:
+        case Conv::Memory:
+        case Conv::MemoryHex: fs.type = Type::String; break;
+        default: fs.type = Type::Sint; break;
+      }
+      fields.push_back(fs);
+      ++ai;
+    }
+  }
+  if (p.has_u) fields.push_back({Type::StringSeq, 8, 10, Scope::Payload, "callstack_user_symbols"});
+  if (p.has_k) fields.push_back({Type::StringSeq, 8, 10, Scope::Payload, "callstack_kernel_symbols"});
+  Class c;
+  for (const FieldSpec& f : fields)
+    if (f.type != Type::StringSeq) c.is_string.push_back(f.type == Type::String);
+  c.id = trace_.define_class(name, fields);
+  return classes_.emplace(key, std::move(c)).first->second;
+}
+
+void CtfOutput::emit_pending() {
+  if (!p_.active) return;
+  p_.active = false;
+  const Class& cls = class_for(p_);
+  auto uf = real_frames(p_.ustack), kf = real_frames(p_.kstack);
+  std::vector<uint64_t> ua, ka;
+  for (auto* f : uf) ua.push_back(f->addr);
+  for (auto* f : kf) ka.push_back(f->addr);
+  ctf::Encoder& e = trace_.begin_event(cls.id, p_.time_ns, p_.cpu);
+  emit_common(e, p_.pid, p_.tid, p_.comm, p_.has_u ? &ua : nullptr, p_.has_k ? &ka : nullptr);
+  // The statement's values in order (a record cut short leaves the rest zero/empty).
+  for (size_t i = 0; i < cls.is_string.size(); ++i) {
+    const Value* v = i < p_.values.size() ? &p_.values[i] : nullptr;
+    if (cls.is_string[i]) e.str(v ? v->str : std::string());
+    else e.u64(v ? (uint64_t)v->num : 0);
+  }
+  auto syms = [&](const std::vector<const Frame*>& fs) {
+    e.u32((uint32_t)fs.size());
+    for (auto* f : fs) e.str(frame_text(*f));
+  };
+  if (p_.has_u) syms(uf);
+  if (p_.has_k) syms(kf);
+  trace_.end_event();
+}
+
+void CtfOutput::flush() {
+  emit_pending();
+  trace_.flush();
+}
+
+bool CtfOutput::close(std::string& why) {
+  flush();
+  return trace_.close(why);
+}
+
+}  // namespace ukstap::loader

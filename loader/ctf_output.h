@@ -1,0 +1,104 @@
+// `ukstap --ctf=DIR`: the script's output records become CTF events (the writer:
+// ctf-writer/README.md). Output (output.h) hands over every record that carries an event
+// context (common/stp_records.h STP_REC_CTX_FLAG: the module was compiled with -DSTP_CTF).
+//
+// Granularity: one event per output statement (printf/print*/log/print of a histogram), named
+// after its probe point as the script names it (pn(): "syscall.openat", not the tracepoint), at the time the probe was hit; a backtrace the same probe hit
+// prints (print_ubacktrace(), print_backtrace(), print_ustack(...)) joins that event as its
+// callstack_user / callstack_kernel instead of being an event of its own, as LTTng records a
+// callstack context with the event it belongs to. Per statement, not per probe hit: each
+// statement's fields are fixed (its format's conversions), while what one hit prints depends on
+// the script's control flow (a loop in an end probe prints thousands of lines).
+//
+// Event classes are made when first seen, one per (probe, statement, which stacks): payload =
+// the statement's values, typed (%d/%i signed 64-bit, %u/%x/%o/%p/%c unsigned 64-bit with the
+// display base of the conversion, %s/%m strings), named as format_arg_names.h says; then
+// "callstack_user_symbols" / "callstack_kernel_symbols" (the frames as strings, "func+0xOFF/0xSIZE
+// [module]"). Every event's common context, as LTTng names its contexts: vpid, vtid, procname,
+// ip (the first user frame, 0 without one) and, when the script uses stacks at all,
+// callstack_user / callstack_kernel (sequences of addresses, innermost first; empty when the
+// event has none). Packet context cpu_id; clock "monotonic" (bpf_ktime_get_ns) with its offset
+// to the realtime clock.
+//
+// Statedump and other extra events: trace() is the CtfTrace (ctf-writer/trace_writer.h);
+// define_class() there, then begin_event(), emit_common() and the class's values, end_event().
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "ctf-writer/trace_writer.h"
+#include "loader/stack_frame.h"
+
+struct stp_rec_ctx;
+
+namespace ukstap {
+class Session;
+namespace codegen {
+struct ModuleInfo;
+}
+
+namespace loader {
+
+class CtfOutput {
+ public:
+  CtfOutput(Session& s, const codegen::ModuleInfo& m);
+  // Checks DIR, starts the writer, sends the trace's description. False with `why`.
+  bool open(const std::string& dir, std::string& why);
+  ctf::CtfTrace& trace() { return trace_; }
+
+  // A printed value of a statement.
+  struct Value {
+    bool is_string = false;
+    int64_t num = 0;
+    std::string str;
+  };
+  // A PRINTF record's values (format `fmt_id`), a log() line, a printed histogram.
+  void statement(const stp_rec_ctx& x, int fmt_id, std::vector<Value> values);
+  void log(const stp_rec_ctx& x, std::string text);
+  void histogram(const stp_rec_ctx& x, std::string text);
+  // A backtrace's frames (leaf first).
+  void stack(const stp_rec_ctx& x, bool kernel, std::vector<Frame> frames);
+  // The common context of an event of process `pid`, thread `tid` (values in init's order).
+  void emit_common(ctf::Encoder& e, uint32_t pid, uint32_t tid, const std::string& comm,
+                   const std::vector<uint64_t>* ustack = nullptr, const std::vector<uint64_t>* kstack = nullptr);
+  // Writes out the event being assembled and sends what is buffered.
+  void flush();
+  // Finishes the trace (the writer closes packets, streams and writes the metadata).
+  bool close(std::string& why);
+
+ private:
+  enum Kind { kNone = -1, kLog = -2, kHist = -3 };
+  struct Pending {
+    bool active = false;
+    uint64_t time_ns = 0;
+    uint32_t cpu = 0, probe_id = 0, pid = 0, tid = 0;
+    std::string comm;
+    int kind = kNone;  // a format id, kLog, kHist or kNone (a stack alone)
+    std::vector<Value> values;
+    bool has_u = false, has_k = false;
+    std::vector<Frame> ustack, kstack;
+  };
+  bool same_hit(const stp_rec_ctx& x) const;
+  void start(const stp_rec_ctx& x);
+  void emit_pending();
+  struct Class {
+    uint32_t id;
+    std::vector<bool> is_string;  // per statement value: a string (else an integer)
+  };
+  const Class& class_for(const Pending& p);
+
+  Session& s_;
+  const codegen::ModuleInfo& m_;
+  ctf::CtfTrace trace_;
+  bool with_ustack_ = false, with_kstack_ = false;
+  Pending p_;
+  std::map<std::tuple<uint32_t, int, bool, bool>, Class> classes_;
+};
+
+}  // namespace loader
+}  // namespace ukstap
