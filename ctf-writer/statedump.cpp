@@ -86,7 +86,7 @@ void Statedump::before(const StackEvent& e, const std::vector<loader::Frame>& fr
   };
   size_t depth = 0;
   for (const loader::Frame& f : frames)
-    if (!f.kernel) add(frame_ip(f, depth++));
+    if (!f.kernel && f.addr) add(frame_ip(f, depth++));
   add(extra_ip);
   if (need.empty()) return;
 
@@ -128,7 +128,7 @@ void Statedump::after(const StackEvent& e, const std::vector<loader::Frame>& fra
   size_t depth = 0;
   std::vector<FieldValue> v(2);
   for (const loader::Frame& f : frames) {
-    if (f.kernel) continue;
+    if (f.kernel || !f.addr) continue;  // kernel frames; a profile's "[user stack cut short]" note
     uint32_t c = cls(c_frame_, "ukstap:callstack_user_frame",
                      {{"depth", FieldKind::U32}, {"address", FieldKind::U64Hex}});
     v[0].u = depth;

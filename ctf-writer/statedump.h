@@ -82,8 +82,8 @@ class Statedump {
  public:
   Statedump(EventOut& out, vma::Tracker& tracker) : out_(out), tracker_(tracker) {}
 
-  // Before the event: the statedump events its user frames (leaf first; kernel frames are
-  // skipped) need. `extra_ip`: the event's own ip when it is not frames[0] (0: none).
+  // Before the event: the statedump events its user frames (leaf first; kernel frames and
+  // frames without an address, a profile's "[user stack cut short]" note, are skipped) need. `extra_ip`: the event's own ip when it is not frames[0] (0: none).
   void before(const StackEvent& e, const std::vector<loader::Frame>& frames, uint64_t extra_ip = 0);
   // After the event: one ukstap:callstack_user_frame per user frame.
   void after(const StackEvent& e, const std::vector<loader::Frame>& frames);

@@ -31,6 +31,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ctf-writer/statedump.h"
 #include "ctf-writer/trace_writer.h"
 #include "loader/stack_frame.h"
 
@@ -64,8 +65,15 @@ class CtfOutput {
   // A backtrace's frames (leaf first).
   void stack(const stp_rec_ctx& x, bool kernel, std::vector<Frame> frames);
   // The common context of an event of process `pid`, thread `tid` (values in init's order).
+  // `ip`: the ip context when given (else the first user frame).
   void emit_common(ctf::Encoder& e, uint32_t pid, uint32_t tid, const std::string& comm,
-                   const std::vector<uint64_t>* ustack = nullptr, const std::vector<uint64_t>* kstack = nullptr);
+                   const std::vector<uint64_t>* ustack = nullptr, const std::vector<uint64_t>* kstack = nullptr,
+                   const uint64_t* ip = nullptr);
+  // Symbols for babeltrace2 --debug-info and Trace Compass (ctf-writer/statedump.h): the
+  // LTTng-UST statedump events and one event per user frame around every event with a user
+  // stack, from the mappings `tracker` saw.
+  void enable_statedump(vma::Tracker& tracker);
+  const ctf::Statedump* statedump() const { return statedump_.get(); }
   // Writes out the event being assembled and sends what is buffered.
   void flush();
   // Finishes the trace (the writer closes packets, streams and writes the metadata).
@@ -98,6 +106,8 @@ class CtfOutput {
   bool with_ustack_ = false, with_kstack_ = false;
   Pending p_;
   std::map<std::tuple<uint32_t, int, bool, bool>, Class> classes_;
+  std::unique_ptr<ctf::EventOut> statedump_out_;
+  std::unique_ptr<ctf::Statedump> statedump_;
 };
 
 }  // namespace loader
