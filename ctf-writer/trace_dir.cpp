@@ -71,10 +71,15 @@ bool prepare_trace_dir(const std::string& dir, std::string& why) {
   if (!S_ISDIR(st.st_mode)) return refuse("it exists and is not a directory");
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return refuse(std::strerror(errno));
-  if (::fstat(fd, &st) != 0 || (st.st_uid != 0 && st.st_uid != ::geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+  std::string bad;
+  if (::fstat(fd, &st) != 0) bad = std::strerror(errno);
+  else if (st.st_uid != 0 && st.st_uid != ::geteuid())
+    bad = "it is owned by uid " + std::to_string(st.st_uid) + " (who could plant links in it)";
+  else if (st.st_mode & (S_IWGRP | S_IWOTH))
+    bad = "it is writable by group or others (who could plant links in it)";
+  if (!bad.empty()) {
     ::close(fd);
-    return refuse("it is owned by uid " + std::to_string(st.st_uid) +
-                  " or writable by group or others (someone could plant links in it)");
+    return refuse(bad);
   }
   if (::faccessat(fd, ".", W_OK, AT_EACCESS) != 0) {
     int e = errno;
