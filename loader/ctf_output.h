@@ -73,7 +73,6 @@ class CtfOutput {
   // LTTng-UST statedump events and one event per user frame around every event with a user
   // stack, from the mappings `tracker` saw.
   void enable_statedump(vma::Tracker& tracker);
-  const ctf::Statedump* statedump() const { return statedump_.get(); }
   // Writes out the event being assembled and sends what is buffered.
   void flush();
   // Finishes the trace (the writer closes packets, streams and writes the metadata).
