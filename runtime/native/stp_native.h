@@ -420,7 +420,23 @@ static void stp_n_request_exit(void)
 }
 static __always_inline void stp_n_exit(struct stp_common *ck) { (void)ck; stp_n_request_exit(); }
 static __always_inline void stp_n_warn(struct stp_common *ck, const char *msg) { (void)ck; stp_n_emit_str(STP_REC_WARN, 0, msg); }
+#ifdef STP_CTF
+static void stp_n_log(struct stp_common *ck, const char *msg)
+{
+  unsigned char buf[STP_REC_BODY + STP_REC_STR_SIZE(4096)];
+  struct stp_rec_hdr h = {STP_REC_LOG | STP_REC_CTX_FLAG, 0, 0};
+  uint32_t n = (uint32_t)strnlen(msg, 4096);
+  memset(buf, 0, sizeof buf);
+  stp_n_rec_ctx(buf, ck->probe_id);
+  h.len = (uint32_t)(STP_REC_BODY - sizeof h) + STP_REC_STR_SIZE(n);
+  memcpy(buf, &h, sizeof h);
+  memcpy(buf + STP_REC_BODY, &n, 4);
+  memcpy(buf + STP_REC_BODY + 4, msg, n);
+  stp_n_emit(buf, (uint32_t)(sizeof h + h.len));
+}
+#else
 static __always_inline void stp_n_log(struct stp_common *ck, const char *msg) { (void)ck; stp_n_emit_str(STP_REC_LOG, 0, msg); }
+#endif
 
 /* API names (README) over the stp_common-based implementations */
 #define stp_error(c, msg, loc) stp_n_error(&(c)->k, (msg), (loc))
@@ -606,12 +622,16 @@ static void stp_n_print_hist(struct stp_common *ck, struct stp_nmap *m, const vo
     stp_n_error(ck, "empty aggregate", -1);
     return;
   }
-  rec = calloc(1, sizeof h + STP_REC_ALIGN(m->value_size));
+  rec = calloc(1, STP_REC_BODY + STP_REC_ALIGN(m->value_size));
   h.type = STP_REC_HIST;
   h.id = (uint16_t)stats_id;
-  h.len = STP_REC_ALIGN(m->value_size);
+  h.len = (uint32_t)(STP_REC_BODY - sizeof h) + STP_REC_ALIGN(m->value_size);
+#ifdef STP_CTF
+  h.type |= STP_REC_CTX_FLAG;
+  stp_n_rec_ctx(rec, ck->probe_id);
+#endif
   memcpy(rec, &h, sizeof h);
-  memcpy(rec + sizeof h, agg, m->value_size);
+  memcpy(rec + STP_REC_BODY, agg, m->value_size);
   stp_n_emit(rec, (uint32_t)(sizeof h + h.len));
   free(rec);
   free(agg);

@@ -138,7 +138,15 @@ static inline long bpf_probe_read_kernel_str(void *dst, uint32_t size, const voi
 #define STP_N_CUR_LOC (STAP_FN_LOC)
 
 /* --- diagnostics and control ----------------------------------------------------------- */
+#ifdef STP_CTF  /* --ctf: the record carries the running probe's context (stp_n_log) */
+static inline void _stp_log(const char *msg)
+{
+  if (stp_n_cur_k) stp_n_log(stp_n_cur_k, msg);
+  else stp_n_emit_str(STP_REC_LOG, 0, msg);
+}
+#else
 static inline void _stp_log(const char *msg) { stp_n_emit_str(STP_REC_LOG, 0, msg); }
+#endif
 static inline void _stp_warn(const char *msg) { stp_n_emit_str(STP_REC_WARN, 0, msg); }
 static inline void _stp_exit(void) { stp_n_request_exit(); }
 static inline void _stp_switch_file(void) { stp_n_emit_str(STP_REC_SWITCH_FILE, 0, 0); }
