@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "codegen/module_info.h"
+#include "ctf-writer/statedump_out.h"
 #include "common/stp_records.h"
 #include "driver/session.h"
 
@@ -88,11 +89,12 @@ bool CtfOutput::open(const std::string& dir, std::string& why) {
 }
 
 void CtfOutput::emit_common(ctf::Encoder& e, uint32_t pid, uint32_t tid, const std::string& comm,
-                            const std::vector<uint64_t>* ustack, const std::vector<uint64_t>* kstack) {
+                            const std::vector<uint64_t>* ustack, const std::vector<uint64_t>* kstack,
+                            const uint64_t* ip) {
   e.u64((uint64_t)(int64_t)(int32_t)pid);
   e.u64((uint64_t)(int64_t)(int32_t)tid);
   e.str(comm);
-  e.u64(ustack && !ustack->empty() ? (*ustack)[0] : 0);
+  e.u64(ip ? *ip : ustack && !ustack->empty() ? (*ustack)[0] : 0);
   auto seq = [&](const std::vector<uint64_t>* v) {
     e.u32(v ? (uint32_t)v->size() : 0);
     if (v)
@@ -100,6 +102,15 @@ void CtfOutput::emit_common(ctf::Encoder& e, uint32_t pid, uint32_t tid, const s
   };
   if (with_ustack_) seq(ustack);
   if (with_kstack_) seq(kstack);
+}
+
+void CtfOutput::enable_statedump(vma::Tracker& tracker) {
+  // Statedump and frame events belong to the pending event's process: its comm.
+  statedump_out_ = std::make_unique<ctf::TraceStatedumpOut>(
+      trace_, [this](ctf::Encoder& e, int pid, int tid, uint64_t ip) {
+        emit_common(e, (uint32_t)pid, (uint32_t)tid, p_.comm, nullptr, nullptr, &ip);
+      });
+  statedump_ = std::make_unique<ctf::Statedump>(*statedump_out_, tracker);
 }
 
 bool CtfOutput::same_hit(const stp_rec_ctx& x) const {
@@ -195,6 +206,8 @@ void CtfOutput::emit_pending() {
   std::vector<uint64_t> ua, ka;
   for (auto* f : uf) ua.push_back(f->addr);
   for (auto* f : kf) ka.push_back(f->addr);
+  const ctf::StackEvent sev{(int)p_.pid, (int)p_.tid, p_.cpu, p_.time_ns};
+  if (statedump_ && p_.has_u) statedump_->before(sev, p_.ustack);  // the files its frames need
   ctf::Encoder& e = trace_.begin_event(cls.id, p_.time_ns, p_.cpu);
   emit_common(e, p_.pid, p_.tid, p_.comm, p_.has_u ? &ua : nullptr, p_.has_k ? &ka : nullptr);
   // The statement's values in order (a record cut short leaves the rest zero/empty).
@@ -210,6 +223,7 @@ void CtfOutput::emit_pending() {
   if (p_.has_u) syms(uf);
   if (p_.has_k) syms(kf);
   trace_.end_event();
+  if (statedump_ && p_.has_u) statedump_->after(sev, p_.ustack);  // one event per user frame
 }
 
 void CtfOutput::flush() {

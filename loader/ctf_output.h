@@ -32,6 +32,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ctf-writer/statedump.h"
 #include "ctf-writer/trace_writer.h"
 #include "loader/stack_frame.h"
 
@@ -65,8 +66,14 @@ class CtfOutput {
   // A backtrace's frames (leaf first).
   void stack(const stp_rec_ctx& x, bool kernel, std::vector<Frame> frames);
   // The common context of an event of process `pid`, thread `tid` (values in init's order).
+  // `ip`: the ip context when given (else the first user frame).
   void emit_common(ctf::Encoder& e, uint32_t pid, uint32_t tid, const std::string& comm,
-                   const std::vector<uint64_t>* ustack = nullptr, const std::vector<uint64_t>* kstack = nullptr);
+                   const std::vector<uint64_t>* ustack = nullptr, const std::vector<uint64_t>* kstack = nullptr,
+                   const uint64_t* ip = nullptr);
+  // Symbols for babeltrace2 --debug-info and Trace Compass (ctf-writer/statedump.h): the
+  // LTTng-UST statedump events and one event per user frame around every event with a user
+  // stack, from the mappings `tracker` saw.
+  void enable_statedump(vma::Tracker& tracker);
   // Called before an event with a user stack is written, with its process, time, cpu and
   // frames (leaf first; Frame::module is the file, mod_offset/mod_size the place in it): the
   // place to emit statedump events (bin_info, build_id, debug_link) for mappings not described
@@ -106,6 +113,8 @@ class CtfOutput {
   Pending p_;
   StackHook stack_hook_;
   std::map<std::tuple<uint32_t, int, bool, bool>, Class> classes_;
+  std::unique_ptr<ctf::EventOut> statedump_out_;
+  std::unique_ptr<ctf::Statedump> statedump_;
 };
 
 }  // namespace loader

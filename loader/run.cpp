@@ -469,6 +469,7 @@ int Runner::run() {
   if (m_.uses_user_stacks && !stacks_.start_user(target_pid_, target_.path(), out_, why))
     return fail(why);
   if (m_.uses_kernel_stacks) stacks_.start_kernel(out_);
+  if (ctf_ && stacks_.tracker()) ctf_->enable_statedump(*stacks_.tracker());  // --ctf: symbols for the tools
   ms_stacks = ms_since(t_start);
   // One configuration for both sides, made before either is loaded (run_config.h).
   loader::RunConfigInput cin;

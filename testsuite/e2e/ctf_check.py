@@ -20,12 +20,19 @@ import sys
 import bt2
 
 
+# The symbol events (ctf-writer/statedump.h: LTTng-UST's statedump, one event per user frame) are
+# run_ctf_symbols.sh's to check; the script's events are checked here.
+SYMBOL_EVENTS = ("lttng_ust_statedump:", "ukstap:callstack_user_frame")
+
+
 def events(trace):
     out = []
     for msg in bt2.TraceCollectionMessageIterator(trace):
         if type(msg) is not bt2._EventMessageConst:
             continue
         ev = msg.event
+        if ev.name.startswith(SYMBOL_EVENTS):
+            continue
         cc = ev.common_context_field
         out.append({
             "name": ev.name,

@@ -1,0 +1,142 @@
+#include "ctf-writer/statedump.h"
+
+#include "vma-tracker/process_history.h"
+#include "vma-tracker/tracker.h"
+
+namespace ukstap::ctf {
+namespace {
+
+std::string file_key(const vma::Mapping& m) {
+  return m.path + '\0' + std::to_string(m.dev) + ':' + std::to_string(m.ino);
+}
+
+}  // namespace
+
+uint64_t Statedump::frame_ip(const loader::Frame& f, size_t depth) {
+  if (depth == 0 || f.addr == 0) return f.addr;
+  // ukstap's resolver (loader/ustack_output.cpp) keeps the return address when a symbol starts
+  // exactly there (__restore_rt), else looks up the call before it.
+  if (!f.name.empty() && f.offset == 0) return f.addr;
+  return f.addr - 1;
+}
+
+uint32_t Statedump::cls(uint32_t& id, const char* name, const std::vector<FieldDef>& fields) {
+  if (id == kNone) id = out_.define(name, fields);
+  return id;
+}
+
+bool Statedump::needed(int pid, uint64_t addr, uint64_t t_ns, Pending& p) {
+  const vma::Mapping* m = tracker_.lookup(pid, addr, t_ns);
+  if (!m || !vma::is_file_mapping(*m)) return false;  // anonymous (JIT), [vdso], unknown
+  const ElfFacts& f = facts_.get(m->path, m->dev, m->ino);
+  if (!f.ok) return false;  // vanished or not ELF: nothing a reader could resolve with
+  p.baddr = f.baddr_for(m->start, m->pgoff);
+  p.file = file_key(*m);
+  p.path = m->path;
+  p.facts = &f;
+  return true;
+}
+
+void Statedump::emit_bin(const StackEvent& e, const Pending& p) {
+  const ElfFacts& f = *p.facts;
+  uint32_t bin = cls(c_bin_, "lttng_ust_statedump:bin_info",
+                     {{"baddr", FieldKind::U64Hex}, {"memsz", FieldKind::U64},
+                      {"path", FieldKind::String}, {"is_pic", FieldKind::U8},
+                      {"has_build_id", FieldKind::U8}, {"has_debug_link", FieldKind::U8}});
+  std::vector<FieldValue> v(6);
+  v[0].u = p.baddr;
+  v[1].u = f.memsz;
+  v[2].s = p.path;
+  v[3].u = f.is_pic;
+  v[4].u = !f.build_id.empty();
+  v[5].u = !f.debug_link.empty();
+  out_.emit(bin, e.ts_ns, e.cpu, e.pid, e.tid, 0, v);
+  ++stats_.bin_infos;
+  if (!f.build_id.empty()) {
+    uint32_t c = cls(c_build_id_, "lttng_ust_statedump:build_id",
+                     {{"baddr", FieldKind::U64Hex}, {"build_id", FieldKind::U8SeqHex}});
+    std::vector<FieldValue> b(2);
+    b[0].u = p.baddr;
+    b[1].bytes = f.build_id;
+    out_.emit(c, e.ts_ns, e.cpu, e.pid, e.tid, 0, b);
+    ++stats_.build_ids;
+  }
+  if (!f.debug_link.empty()) {
+    uint32_t c = cls(c_debug_link_, "lttng_ust_statedump:debug_link",
+                     {{"baddr", FieldKind::U64Hex}, {"crc", FieldKind::U32},
+                      {"filename", FieldKind::String}});
+    std::vector<FieldValue> d(3);
+    d[0].u = p.baddr;
+    d[1].u = f.debug_link_crc;
+    d[2].s = f.debug_link;
+    out_.emit(c, e.ts_ns, e.cpu, e.pid, e.tid, 0, d);
+    ++stats_.debug_links;
+  }
+}
+
+void Statedump::before(const StackEvent& e, const std::vector<loader::Frame>& frames,
+                       uint64_t extra_ip) {
+  if (e.pid <= 0) return;
+  // Every bin this stack needs (by baddr, each once), and whether one is new to the readers or
+  // contradicts what they were told.
+  std::map<uint64_t, Pending> need;
+  auto add = [&](uint64_t addr) {
+    Pending p;
+    if (addr && needed(e.pid, addr, e.ts_ns, p)) need.emplace(p.baddr, std::move(p));
+  };
+  size_t depth = 0;
+  for (const loader::Frame& f : frames)
+    if (!f.kernel && f.addr) add(frame_ip(f, depth++));
+  add(extra_ip);
+  if (need.empty()) return;
+
+  Proc& pr = procs_[e.pid];
+  bool restart = false;
+  std::vector<const Pending*> fresh;
+  for (const auto& [baddr, p] : need) {
+    auto it = pr.bins.find(baddr);
+    if (it != pr.bins.end() && it->second.file == p.file) continue;  // known
+    uint64_t end = baddr + p.facts->memsz;
+    for (const auto& [b, bin] : pr.bins)
+      if (b < end && baddr < bin.end) restart = true;  // overlaps another file, or this one elsewhere
+    fresh.push_back(&p);
+  }
+  if (fresh.empty()) return;
+
+  if (!pr.started || restart) {
+    if (restart) {
+      ++stats_.restarts;
+      pr.bins.clear();
+      fresh.clear();
+      for (const auto& [baddr, p] : need) fresh.push_back(&p);
+    }
+    out_.emit(cls(c_start_, "lttng_ust_statedump:start", {}), e.ts_ns, e.cpu, e.pid, e.tid, 0, {});
+    ++stats_.starts;
+  }
+  for (const Pending* p : fresh) {
+    emit_bin(e, *p);
+    pr.bins[p->baddr] = Bin{p->baddr + p->facts->memsz, p->file};
+  }
+  if (!pr.started || restart) {
+    out_.emit(cls(c_end_, "lttng_ust_statedump:end", {}), e.ts_ns, e.cpu, e.pid, e.tid, 0, {});
+    pr.started = true;
+  }
+}
+
+void Statedump::after(const StackEvent& e, const std::vector<loader::Frame>& frames) {
+  if (e.pid <= 0) return;
+  size_t depth = 0;
+  std::vector<FieldValue> v(2);
+  for (const loader::Frame& f : frames) {
+    if (f.kernel || !f.addr) continue;  // kernel frames; a profile's "[user stack cut short]" note
+    uint32_t c = cls(c_frame_, "ukstap:callstack_user_frame",
+                     {{"depth", FieldKind::U32}, {"address", FieldKind::U64Hex}});
+    v[0].u = depth;
+    v[1].u = f.addr;
+    out_.emit(c, e.ts_ns, e.cpu, e.pid, e.tid, frame_ip(f, depth), v);
+    ++depth;
+    ++stats_.frame_events;
+  }
+}
+
+}  // namespace ukstap::ctf

@@ -1,0 +1,134 @@
+// Symbols for the ecosystem: the events that let babeltrace2's flt.lttng-utils.debug-info
+// (`babeltrace2 --debug-info`) and Trace Compass resolve a `--ctf` trace's user addresses
+// themselves, with the files on the reading machine (or under its target-prefix).
+//
+// 1. LTTng-UST's statedump events, with LTTng-UST 2.13's names, fields and meanings
+//    (bin_info.h): lttng_ust_statedump:start, bin_info (baddr, memsz, path, is_pic,
+//    has_build_id, has_debug_link), build_id (baddr, build_id[]), debug_link (baddr, crc,
+//    filename), end. One bin_info per file-backed mapping that a stack of the process references,
+//    emitted before the first event that references it, in that event's stream at its timestamp
+//    (so every reader has seen it when the event comes); the first ones of a process are
+//    bracketed by start/end. A mapping that overlaps one emitted before for another file (exec,
+//    munmap + mmap of another file, a reused pid) restarts the process's statedump: `start`
+//    makes the readers forget the process's old files (debug-info.c
+//    handle_event_statedump_start), then the files in use are emitted again as stacks need them.
+// 2. One `ukstap:callstack_user_frame` event per user frame, after the stack's event, same
+//    stream and timestamp, with the frame's address in the common context's `ip`: the filter
+//    resolves only that field (one address per event; it never looks into the callstack_user
+//    sequence), so a frame becomes resolvable by being an event of its own. Payload: depth
+//    (0 = the leaf) and address (the stack's entry as callstack_user has it). For caller frames
+//    ip is the return address - 1 (the call instruction: a call can end a function, and its
+//    return address is then the next function's first byte), as ukstap's own resolver does,
+//    so the filter's function names are ukstap's; the leaf frame and a frame whose symbol
+//    starts exactly at the address (the signal trampoline) keep the address itself.
+//
+// Kernel frames get neither: LTTng describes no kernel image with bin_info and the filter only
+// resolves user space (per vpid); callstack_kernel stays addresses plus ukstap's names.
+//
+// Requirements on the trace (the writer's, checked by the filter's
+// is_event_common_ctx_dbg_info_compatible): the event common context has `vpid` (signed,
+// 32 bits) and `ip` (unsigned); event class ids are dense (babeltrace2 2.0.4's filter aborts on
+// a gap, and sink.ctf.fs writes only classes that had events): every class here is defined when
+// its first event is emitted.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ctf-writer/bin_info.h"
+#include "loader/stack_frame.h"
+
+namespace ukstap::vma {
+class Tracker;
+}
+
+namespace ukstap::ctf {
+
+// The event classes' fields, in LTTng's types: what EventOut implementations map to the trace.
+enum class FieldKind : uint8_t { U8, U32, U64, U64Hex, String, U8SeqHex };
+struct FieldDef {
+  std::string name;
+  FieldKind kind;
+};
+// One field's value: `u` for the integers, `s` for a string, `bytes` for the sequence.
+struct FieldValue {
+  uint64_t u = 0;
+  std::string s;
+  std::vector<uint8_t> bytes;
+};
+
+// Where the events go (the CTF writer in ukstap; a recorder in the unit tests).
+class EventOut {
+ public:
+  virtual ~EventOut() = default;
+  // A new event class; returns its id for emit().
+  virtual uint32_t define(const std::string& name, const std::vector<FieldDef>& fields) = 0;
+  // One event: the common context's vpid = pid, vtid = tid, ip = ip; `values` as the class's fields.
+  virtual void emit(uint32_t cls, uint64_t ts_ns, uint32_t cpu, int pid, int tid, uint64_t ip,
+                    const std::vector<FieldValue>& values) = 0;
+};
+
+// The event a stack belongs to.
+struct StackEvent {
+  int pid = 0, tid = 0;  // pid 0 (begin/end probes): no process, nothing is emitted
+  uint32_t cpu = 0;
+  uint64_t ts_ns = 0;    // the event's timestamp: CLOCK_MONOTONIC ns, the VMA tracker's clock too
+};
+
+class Statedump {
+ public:
+  Statedump(EventOut& out, vma::Tracker& tracker) : out_(out), tracker_(tracker) {}
+
+  // Before the event: the statedump events its user frames (leaf first; kernel frames and
+  // frames without an address, a profile's "[user stack cut short]" note, are skipped) need. `extra_ip`: the event's own ip when it is not frames[0] (0: none).
+  void before(const StackEvent& e, const std::vector<loader::Frame>& frames, uint64_t extra_ip = 0);
+  // After the event: one ukstap:callstack_user_frame per user frame.
+  void after(const StackEvent& e, const std::vector<loader::Frame>& frames);
+
+  // The address a frame's event carries in `ip` (above).
+  static uint64_t frame_ip(const loader::Frame& f, size_t depth);
+
+  struct Stats {
+    uint64_t bin_infos = 0, build_ids = 0, debug_links = 0, starts = 0, restarts = 0;
+    uint64_t frame_events = 0;
+    uint64_t unreadable_files = 0;  // mapped files not readable as ELF: no events, no error
+  };
+  Stats stats() const {
+    Stats s = stats_;
+    s.unreadable_files = facts_.unreadable;
+    return s;
+  }
+
+ private:
+  struct Bin {
+    uint64_t end;      // baddr + memsz
+    std::string file;  // path + dev + ino
+  };
+  struct Proc {
+    bool started = false;
+    std::map<uint64_t, Bin> bins;  // by baddr: what the readers know of this process
+  };
+  struct Pending {
+    uint64_t baddr;
+    std::string file, path;
+    const ElfFacts* facts;
+  };
+  // The bin this address needs in process `pid` at time t, if a readable file is mapped there.
+  bool needed(int pid, uint64_t addr, uint64_t t_ns, Pending& p);
+  void emit_bin(const StackEvent& e, const Pending& p);
+  uint32_t cls(uint32_t& id, const char* name, const std::vector<FieldDef>& fields);
+
+  EventOut& out_;
+  vma::Tracker& tracker_;
+  ElfFactsCache facts_;
+  std::unordered_map<int, Proc> procs_;
+  Stats stats_;
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t c_start_ = kNone, c_bin_ = kNone, c_build_id_ = kNone, c_debug_link_ = kNone,
+           c_end_ = kNone, c_frame_ = kNone;
+};
+
+}  // namespace ukstap::ctf
