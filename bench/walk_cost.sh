@@ -12,6 +12,8 @@
 #                    row read; step: the CFI rule; uread: the user-stack window refills)
 #   stream           print_ubacktrace(): walk + a record in the ring
 #   stream-emit      the walk without its record (-D STP_PROF_NO_EMIT)
+#   stream-staged    the record built in rec[] and copied into the ring (-D STP_NO_USTACK_INPLACE),
+#                    as before stacks of up to 16 frames were written in place
 #   ubt_key          `s[ubacktrace()] <<< 1` (a stack-id token when only used as a key)
 #   ubt_text         `s[ubacktrace() . ""] <<< 1` (the text path the idiom used to take)
 #   *_nochain        id, stream, ubt_key without the caller-chain cache (-D STP_NO_CHAIN_CACHE:
@@ -58,6 +60,7 @@ add id+step "$ID" "-D STP_PROF_REPEAT_STEP=1"
 add id+uread "$ID" "-D STP_PROF_REPEAT_UREAD=1"
 add stream "probe syscall.getppid { if ($F) print_ubacktrace() }"
 add stream-emit "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D STP_PROF_NO_EMIT=1"
+add stream-staged "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D STP_NO_USTACK_INPLACE=1"
 add stream-noquery "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D STP_PROF_NO_QUERY=1"
 add stream-noout "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D STP_PROF_NO_OUTPUT=1"
 add ubt_key "global s; probe syscall.getppid { if ($F) s[ubacktrace()] <<< 1 } $AGG"

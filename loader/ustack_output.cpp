@@ -7,6 +7,7 @@
 #include "loader/symbol_list.h"
 #include "loader/stack_tokens.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -168,7 +169,8 @@ void UserStacks::add_cut_frame(std::vector<Frame>* frames, uint32_t stop, const 
 }
 
 void UserStacks::walk(int pid, uint64_t t_ns, const std::vector<Pc>& pcs, int flags,
-                      std::vector<Frame>* frames, std::string* text, WalkEnd* end) {
+                      std::vector<Frame>* frames, std::string* text, WalkEnd* end,
+                      WalkValid* valid) {
   WalkEnd local;
   if (!end) end = &local;
   *end = WalkEnd{};
@@ -176,6 +178,13 @@ void UserStacks::walk(int pid, uint64_t t_ns, const std::vector<Pc>& pcs, int fl
     const uint64_t pc = pcs[i].pc;
     int p = pick_pid(pid, pc, t_ns);
     const vma::Mapping* m = p ? tracker_.lookup(p, pc, t_ns) : nullptr;
+    if (valid) {
+      if (!m) valid->all_mapped = false;
+      else {
+        valid->lo = std::max(valid->lo, m->since_ns);
+        valid->hi = std::min(valid->hi, m->until_ns);
+      }
+    }
     FrameKey key{m ? m->serial : 0, pc,
                  (uint32_t)flags << 2 | (i > 0 ? 2u : 0u) | (pcs[i].inexact ? 1u : 0u)};
     if (m && frames) {  // a profile sample: Frames
@@ -287,12 +296,32 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
       uint32_t exact = u.exact, stop = u.stop;
       if (deferred_) deferred_->finish(u, raw, exact, stop);
       ++stops[stop & STP_STOP_MASK];
+      // The same stack printed before, under the same mappings: its text (stack_text_cache.h).
+      const bool cacheable = !frames_out && u.pid != 0;
+      const StackTextCache::Key key{(int)u.pid, flags, exact, stop, raw.data(), raw.size()};
+      const uint64_t gen = tracker_.generation();
+      if (cacheable) {
+        if (const StackTextCache::Value* v = stack_text_.find(key, u.time_ns, gen)) {
+          text = v->text;
+          this->frames += v->frames;
+          unresolved_frames += v->unresolved;
+          cut_frames += v->cut;
+          break;
+        }
+      }
+      const uint64_t frames0 = this->frames, unresolved0 = unresolved_frames, cut0 = cut_frames;
       std::vector<Pc> pcs;
       for (size_t i = 0; i < raw.size(); ++i) pcs.push_back({raw[i], i >= exact});
       WalkEnd end;
-      walk((int)u.pid, u.time_ns, pcs, flags, frames_out, frames_out && !text_too_ ? nullptr : &text, &end);
+      WalkValid valid;
+      walk((int)u.pid, u.time_ns, pcs, flags, frames_out, frames_out && !text_too_ ? nullptr : &text,
+           &end, &valid);
       add_cut_note(text, flags, stop, end);
       add_cut_frame(frames_out, stop, end);
+      if (cacheable && valid.all_mapped && gen == tracker_.generation())
+        stack_text_.put(key, valid.lo, valid.hi, gen,
+                        {text, this->frames - frames0, unresolved_frames - unresolved0,
+                         cut_frames - cut0});
       break;
     }
     case STP_USTACK_HEXSTR: {

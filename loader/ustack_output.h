@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "loader/stack_frame.h"
+#include "loader/stack_text_cache.h"
 
 struct stp_ustack;
 
@@ -87,12 +88,19 @@ class UserStacks {
   // outside code ends the stack.
   // `end` (may be null) is set to how the printed stack ends: its last frame is an outermost
   // one (stack_cut_note.h), or user space cut it at a frame outside code.
+  // `valid` (may be null): the event times [lo, hi) in which every pc the walk looked at falls
+  // in the same mapping (all_mapped: each one had a mapping), for StackTextCache.
   struct WalkEnd {
     bool outermost = false;
     bool cut_here = false;
   };
+  struct WalkValid {
+    uint64_t lo = 0, hi = UINT64_MAX;
+    bool all_mapped = true;
+  };
   void walk(int pid, uint64_t t_ns, const std::vector<Pc>& pcs, int flags,
-            std::vector<Frame>* frames, std::string* text, WalkEnd* end = nullptr);
+            std::vector<Frame>* frames, std::string* text, WalkEnd* end = nullptr,
+            WalkValid* valid = nullptr);
   // `text` += the note of a stack stopped for `stop` (stack_cut_note.h) in the multi-line
   // backtrace formats.
   static void add_cut_note(std::string& text, int flags, uint32_t stop, const WalkEnd& end);
@@ -135,6 +143,7 @@ class UserStacks {
   std::unordered_map<FrameKey, TextEntry, FrameKeyHash> text_cache_;
   bool text_too_ = false;  // record_frames(): decode() makes the text besides the frames
   std::unordered_map<FrameKey, Frame, FrameKeyHash> frame_cache_;
+  StackTextCache stack_text_;  // whole printed stacks (stack_text_cache.h)
   uint64_t drained_at_ns_ = 0;  // events before this time: their mappings are all known
 
   vma::Tracker& tracker_;

@@ -81,6 +81,7 @@ struct Tracker::Impl {
   Retention retention;
   std::deque<Exited> exited;                  // oldest first
   uint64_t lives = 0;
+  uint64_t generation = 0;                    // Tracker::generation()
 
   explicit Impl(Tracker& t) : self(t) {}
 
@@ -113,6 +114,7 @@ struct Tracker::Impl {
       bool current = it != procs.end() && it->second.life == e.life && it->second.exited;
       if (current && (exited.size() <= retention.keep || e.fence > consumed)) break;
       if (current) {
+        ++generation;
         procs.erase(it);
         snapshot_tried.insert(e.tgid);  // gone: no /proc snapshot of whoever reuses the pid
         ++self.stats_.histories_released;
@@ -180,6 +182,7 @@ struct Tracker::Impl {
 
   void apply(const SidebandRecord& r) {
     TrackerStats& st = self.stats_;
+    ++generation;
     switch (r.kind) {
       case SidebandRecord::Kind::Mmap:
         ++st.mmap_records;
@@ -256,6 +259,7 @@ bool Tracker::snapshot_pid(int pid) {
   if (tgid != pid) d.tgid_of_tid[pid] = tgid;
   std::vector<Mapping> maps = read_proc_maps(tgid);
   ++stats_.proc_snapshots;
+  ++d.generation;
   if (!d.procs.count(tgid)) d.new_life(tgid);
   Impl::Proc& p = d.procs[tgid];
   for (Mapping& m : maps) {
@@ -290,6 +294,8 @@ void Tracker::snapshot_existing() {
     if (d.finder.is_target(pid, nullptr)) snapshot_pid(pid);
   }
 }
+
+uint64_t Tracker::generation() const { return impl_->generation; }
 
 const Mapping* Tracker::lookup(int pid, uint64_t addr, uint64_t t_ns) {
   Impl::Proc* p = impl_->history_of(pid);
@@ -345,6 +351,7 @@ void Tracker::set_bias_fn(std::function<uint64_t(const Mapping&)> fn) {
 
 void Tracker::on_mmap(int pid, const Mapping& m, uint64_t t_ns) {
   Impl& d = *impl_;
+  ++d.generation;
   // A process we have not heard of ran before we started: its earlier mappings come from
   // /proc first, then this record supersedes what it overlaps.
   if (!d.procs.count(d.tgid(pid))) d.history_of(pid);
@@ -369,6 +376,7 @@ void Tracker::on_mmap(int pid, const Mapping& m, uint64_t t_ns) {
 
 void Tracker::on_fork(int pid, int ppid, uint64_t t_ns) {
   Impl& d = *impl_;
+  ++d.generation;
   if (pid == ppid) return;  // a thread: same address space
   d.finder.note_fork(pid, ppid);
   d.snapshot_tried.erase(pid);
@@ -392,6 +400,7 @@ void Tracker::on_fork(int pid, int ppid, uint64_t t_ns) {
 
 void Tracker::on_exec(int pid, uint64_t t_ns) {
   Impl& d = *impl_;
+  ++d.generation;
   const int tgid = d.tgid(pid);
   // No /proc snapshot for an unknown pid here: /proc already shows the new image.
   if (!d.procs.count(tgid)) d.new_life(tgid);
@@ -406,6 +415,7 @@ void Tracker::on_exec(int pid, uint64_t t_ns) {
 void Tracker::on_exit(int pid, uint64_t t_ns) {
   (void)t_ns;  // the mappings stay live: the process's last events resolve against them
   Impl& d = *impl_;
+  ++d.generation;
   const int tgid = d.tgid(pid);
   auto it = d.procs.find(tgid);
   if (it == d.procs.end()) return;

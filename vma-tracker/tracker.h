@@ -94,6 +94,10 @@ class Tracker {
   // Pointers stay valid while the process's history is kept (exited non-target processes are
   // dropped at exit: nothing will ever ask about them; exited targets as Retention says).
   const Mapping* lookup(int pid, uint64_t addr, uint64_t t_ns = UINT64_MAX);
+  // Changes whenever what lookup() can return may have changed (a record applied, a /proc
+  // snapshot, a history freed): a lookup's answer, with the mapping's [since_ns, until_ns), can
+  // be kept while this stays the same (loader/stack_text_cache.h).
+  uint64_t generation() const;
   // All mappings of `pid` live at `t_ns` whose file is the same as `m`'s (for a module's
   // overall span: [lowest start, highest end)).
   std::vector<const Mapping*> file_mappings(int pid, const Mapping& m, uint64_t t_ns);

@@ -42,15 +42,73 @@ static __always_inline struct stp_ustack *stp__stackrec_begin(struct stp_common 
 #define stp__ustack_begin(k, flags, kind, token) \
   stp__stackrec_begin((k), STP_REC_USTACK, (flags), (kind), (token))
 
+/* A stack of at most STP_USTACK_INPLACE frames is written straight into the ring: one reserve of
+ * a fixed size (the helper takes a constant), the pcs stored by plain loads and stores, instead
+ * of building it in rec[] and copying it twice (bpf_probe_read_kernel, then bpf_ringbuf_output).
+ * The record is always that size; `nr` says how many pcs count and user space reads no more.
+ * Deeper stacks take the staged path below. */
+#if MAXBACKTRACE < 16
+# define STP_USTACK_INPLACE MAXBACKTRACE
+#else
+# define STP_USTACK_INPLACE 16
+#endif
+struct stp__ustack_inplace {
+  struct stp_rec_hdr h;
+  struct stp_ustack u;
+  uint64_t pcs[STP_USTACK_INPLACE];
+};
+
+static __always_inline int stp__ustack_emit_inplace(struct stp_common *k, int flags, int kind,
+                                                    uint64_t token, uint32_t n)
+{
+  struct stp__ustack_inplace *r;
+  uint64_t wake, pt;
+  if (n > STP_USTACK_INPLACE)
+    return 0;
+  wake = stp__rec_wake(sizeof(*r));
+  r = bpf_ringbuf_reserve(&stp_events, sizeof(*r), 0);
+  if (!r) {
+    struct stp_session *s = stp__session();
+    if (s)
+      stp__count(&s->drops);
+    return 1;
+  }
+  pt = bpf_get_current_pid_tgid();
+  r->h.type = STP_REC_USTACK;
+  r->h.id = (uint16_t)flags;
+  r->h.len = sizeof(*r) - sizeof(r->h);
+  r->u.pid = (uint32_t)(pt >> 32);
+  r->u.tid = (uint32_t)pt;
+  /* a stack copy went just before: the same time pairs the two */
+  r->u.time_ns = k->uw.snap_ns ? k->uw.snap_ns : bpf_ktime_get_ns();
+  r->u.token = token;
+  r->u.probe_id = (uint16_t)k->probe_id;
+  r->u.nr = (uint16_t)n;
+  r->u.exact = (uint16_t)k->uw.exact;
+  r->u.kind = (uint8_t)kind;
+  r->u.stop = (uint8_t)k->uw.stop;
+  for (uint32_t i = 0; i < STP_USTACK_INPLACE; i++) {
+    if (i >= n)
+      break;
+    r->pcs[i] = k->uw.pcs[i];
+  }
+  bpf_ringbuf_submit(r, wake);
+  return 1;
+}
+
 /* Emit k->uw as a record (token 0: print it now). */
 static __always_inline void stp__ustack_emit(struct stp_common *k, int flags, uint64_t token)
 {
   int nouser = k->uw.stop == STP_STOP_NO_USER;
-  struct stp_ustack *u = stp__ustack_begin(k, flags, nouser ? STP_USTACK_NO_USER : STP_USTACK_PCS,
-                                           token);
   uint32_t n = k->uw.n;
   if (n > MAXBACKTRACE)
     n = MAXBACKTRACE;
+#ifndef STP_NO_USTACK_INPLACE  /* bench/walk_cost.sh's stream-staged: the staged path always */
+  if (stp__ustack_emit_inplace(k, flags, nouser ? STP_USTACK_NO_USER : STP_USTACK_PCS, token, n))
+    return;
+#endif
+  struct stp_ustack *u = stp__ustack_begin(k, flags, nouser ? STP_USTACK_NO_USER : STP_USTACK_PCS,
+                                           token);
   u->nr = (uint16_t)n;
   u->exact = (uint16_t)k->uw.exact;
   u->stop = (uint8_t)k->uw.stop;
