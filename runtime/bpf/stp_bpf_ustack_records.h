@@ -103,7 +103,9 @@ static __always_inline void stp__ustack_emit(struct stp_common *k, int flags, ui
   uint32_t n = k->uw.n;
   if (n > MAXBACKTRACE)
     n = MAXBACKTRACE;
-#ifndef STP_NO_USTACK_INPLACE  /* bench/walk_cost.sh's stream-staged: the staged path always */
+/* bench/walk_cost.sh's stream-staged: the staged path always. Under STP_CTF a record carries its
+ * context (stp_rec_ctx, STP_REC_BODY) after the header, which only the staged path writes. */
+#if !defined(STP_NO_USTACK_INPLACE) && !defined(STP_CTF)
   if (stp__ustack_emit_inplace(k, flags, nouser ? STP_USTACK_NO_USER : STP_USTACK_PCS, token, n))
     return;
 #endif
