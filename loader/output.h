@@ -61,6 +61,8 @@ class Output {
   // (driver/profile_mode.h: "@@ukstap-sample PID TID COMM") starts a sample; the stack records
   // after it (print_backtrace(), print_ubacktrace()) append their frames.
   void collect_samples(std::vector<Sample>* samples);
+  // s with its deferred stack and symbol tokens replaced by their text (unknown ones: "").
+  std::string expand(std::string s) const;
 
   bool exit_requested = false;
   int errors = 0;          // ERROR records seen
@@ -76,7 +78,6 @@ class Output {
   void kstack_record(uint16_t flags, const unsigned char* p, size_t n);
   void sample_header(const unsigned char* p, size_t n);
   void sample_frames(std::vector<Frame> frames);
-  std::string expand(std::string s) const;  // deferred stack tokens -> their text
   void put(const char* p, size_t n);          // every output byte goes through here
   bool open_named(long fnum, std::string& why);  // -o's file number fnum (-1: no suffix)
   void put(const std::string& t) { put(t.data(), t.size()); }
