@@ -81,10 +81,12 @@ void NativeModule::initialize(const codegen::ModuleInfo& m) {
 }
 
 void NativeModule::call(const codegen::ProbeInfo& p) {
+  before_read();
   api_.call(p.id, p.pp.c_str(), p.pn.c_str(), probe_func(p).c_str());
 }
 
 void NativeModule::call_timer(const codegen::ProbeInfo& p) {
+  before_read();
   api_.call(p.id, p.pp.c_str(), p.pn.c_str());
 }
 
@@ -97,6 +99,7 @@ std::string NativeModule::call_procfs(const codegen::ProbeInfo& p, const std::st
   auto* pf = p.family.get<probes::ProcfsPoint>();
   if (!begin || !value || !pf || begin(static_cast<unsigned long>(pf->maxsize), written.data(), written.size()) != 0)
     return "";
+  before_read();
   api_.call(p.id, p.pp.c_str(), p.pn.c_str());
   unsigned long len = 0;
   const char* v = value(&len);
@@ -105,6 +108,7 @@ std::string NativeModule::call_procfs(const codegen::ProbeInfo& p, const std::st
 
 void NativeModule::call_input(const codegen::ProbeInfo& p, const char* text) {
   if (!api_.set_input(text)) return;
+  before_read();
   api_.call(p.id, p.pp.c_str(), p.pn.c_str());
   api_.set_input("");
 }

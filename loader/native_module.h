@@ -4,6 +4,7 @@
 // its output sink; then its probes are run on the loader's thread.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,8 +54,12 @@ class NativeModule {
   // Runs native input probe `p` with `text` (a character or a line read from stdin).
   void call_input(const codegen::ProbeInfo& p, const char* text);
   void close();
+  // Run before every native probe, which may read the shared maps (symbol_key_merge.h).
+  void set_before_read(std::function<void()> f) { before_read_ = std::move(f); }
 
  private:
+  void before_read() { if (before_read_) before_read_(); }
+  std::function<void()> before_read_;
   void* so_ = nullptr;
   NativeApi api_;
 };

@@ -67,6 +67,8 @@ class Output {
   // `ukstap --ctf=DIR` (before open()): records that carry an event context (STP_REC_CTX_FLAG)
   // also become CTF events (ctf_output.h); the text goes only to -o FILE, if given.
   void set_ctf(CtfOutput* ctf) { ctf_ = ctf; }
+  // s with its deferred stack and symbol tokens replaced by their text (unknown ones: "").
+  std::string expand(std::string s) const;
 
   bool exit_requested = false;
   int errors = 0;          // ERROR records seen
@@ -82,7 +84,6 @@ class Output {
   void kstack_record(uint16_t flags, const unsigned char* p, size_t n);
   void sample_header(const unsigned char* p, size_t n);
   void sample_frames(std::vector<Frame> frames);
-  std::string expand(std::string s) const;  // deferred stack tokens -> their text
   void put(const char* p, size_t n);          // every output byte goes through here
   bool open_named(long fnum, std::string& why);  // -o's file number fnum (-1: no suffix)
   void put(const std::string& t) { put(t.data(), t.size()); }

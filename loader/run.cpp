@@ -49,6 +49,7 @@
 #include "loader/interrupt.h"
 #include "loader/native_abi.h"
 #include "loader/native_module.h"
+#include "loader/symbol_key_merge.h"
 #include "loader/procfs_files.h"
 #include "loader/run_config.h"
 #include "loader/stack_sources.h"
@@ -234,6 +235,10 @@ bool Runner::open_native() {
   native_.configure(config_);  // the struct the BPF side got
   if (obj_) native_.share_maps(obj_, const_cast<stp_session*>(session_), mmaps_);
   native_.initialize(m_);
+  // Arrays keyed by symbol placeholders: one entry per text before user space reads them.
+  native_.set_before_read([this] {
+    loader::merge_text_keys(m_, obj_, [this](const std::string& t) { return out_.expand(t); });
+  });
   return true;
 }
 

@@ -30,10 +30,8 @@ runs() {
 }
 
 P="$T_TMP/ustack_nofp" L="$T_TMP/libustack_nofp.so"
-if ! gcc -O2 -g -fomit-frame-pointer -o "$P" "$PROGS/ustack_prog.c" -lunwind -ldl -lpthread 2> "$T_TMP/gcc.err" ||
-   ! gcc -O2 -g -fomit-frame-pointer -fPIC -shared -o "$L" "$PROGS/ustack_lib.c" 2>> "$T_TMP/gcc.err"; then
-  echo "FAIL: cannot build the test programs"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
-fi
+t_build "the test programs" gcc -O2 -g -fomit-frame-pointer -o "$P" "$PROGS/ustack_prog.c" -lunwind -ldl -lpthread &&
+  t_build "the test programs" gcc -O2 -g -fomit-frame-pointer -fPIC -shared -o "$L" "$PROGS/ustack_lib.c" || { t_done; exit; }
 GETPPID='probe syscall.getppid { if (pid() == target()) print_ubacktrace() }'
 
 runp "-O2 -fomit-frame-pointer chain: run" "$T_TMP/chain.prog" \
@@ -84,13 +82,11 @@ assert not any(f['inexact'] for f in fr), names
 # A lazily bound first call: through ld.so's _dl_runtime_resolve_xsave*, whose CFA is rbx + 56
 # (it realigns the stack), to an IFUNC resolver that _dl_fixup calls.
 LZ="$T_TMP/ustack_lazy"
-if gcc -O2 -g -fomit-frame-pointer -DLAZY_LIB -o "$LZ" "$PROGS/ustack_prog.c" -L"$T_TMP" -lustack_nofp \
-     -Wl,-rpath,"$T_TMP" -Wl,-z,lazy -lunwind -ldl -lpthread 2> "$T_TMP/gcc.err"; then
+if t_build "the lazy-binding test program" gcc -O2 -g -fomit-frame-pointer -DLAZY_LIB -o "$LZ" "$PROGS/ustack_prog.c" -L"$T_TMP" -lustack_nofp \
+     -Wl,-rpath,"$T_TMP" -Wl,-z,lazy -lunwind -ldl -lpthread; then
   runp "lazy binding: run" "$T_TMP/lz.prog" env -u LD_BIND_NOW "$UKSTAP" -o "$T_TMP/lz.out" -e "$GETPPID" -c "$LZ lazy"
   t "lazy binding: every frame = libunwind's, through _dl_runtime_resolve (rbx-based CFA)" 0 '' '' -- bash -c "
     $CHECK exact '$T_TMP/lz.out' '$T_TMP/lz.prog' && grep -q ' : _dl_runtime_resolve' '$T_TMP/lz.out'"
-else
-  echo "FAIL: cannot build the lazy-binding test program"; cat "$T_TMP/gcc.err"; T_FAILED=1
 fi
 
 # Without -d: the tables come from the tracker (the -c binary and what it maps).
@@ -186,7 +182,7 @@ t "table cache: second run reads them all, stack = libunwind's" 0 '' '' -- bash 
 # pad, and std::terminate called by the personality routine inside libgcc_s's
 # _Unwind_RaiseException (__cxa_throw and the unwinder on the stack).
 X="$T_TMP/ustack_cxx"
-if g++ -O2 -g -fomit-frame-pointer -o "$X" "$PROGS/ustack_cxx.cpp" -ldl -lpthread 2> "$T_TMP/gxx.err"; then
+if t_build "the C++ test program" g++ -O2 -g -fomit-frame-pointer -o "$X" "$PROGS/ustack_cxx.cpp" -ldl -lpthread; then
   for m in virtual thread cleanup terminate; do
     # --no-demangle: the truths (libunwind, readelf) name the frames as the ELF symbol table does.
     runp "C++ $m: run" "$T_TMP/cxx_$m.prog" "$UKSTAP" --no-demangle -o "$T_TMP/cxx_$m.out" -e "$GETPPID" -c "$X $m"
@@ -197,7 +193,5 @@ if g++ -O2 -g -fomit-frame-pointer -o "$X" "$PROGS/ustack_cxx.cpp" -ldl -lpthrea
   t "C++ terminate: __cxa_throw and _Unwind_RaiseException (libgcc_s) are on the stack" 0 '' '' -- bash -c "
     grep -q ' : __cxa_throw+0x' '$T_TMP/cxx_terminate.out' &&
     grep -q ' : _Unwind_RaiseException+0x.*libgcc_s' '$T_TMP/cxx_terminate.out'"
-else
-  echo "FAIL: cannot build the C++ test program"; cat "$T_TMP/gxx.err"; T_FAILED=1
 fi
 t_done

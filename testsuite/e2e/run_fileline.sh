@@ -20,9 +20,7 @@ __attribute__((noinline)) void work(long n) {
 }
 int main(void) { work(10); return 0; }
 C
-if ! gcc -g -O0 -no-pie -o "$P" "$T_TMP/fileline_prog.c" 2> "$T_TMP/gcc.err"; then
-  echo "FAIL: cannot build the test program"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
-fi
+t_build "the test program" gcc -g -O0 -no-pie -o "$P" "$T_TMP/fileline_prog.c" || { t_done; exit; }
 START=$(printf '0x%x' "0x$(nm "$P" | awk '$3 == "_start" { print $1 }')")
 
 # Per address: ADDR|usymfileline|usymfile|usymline, addresses spread over work()'s lines, then

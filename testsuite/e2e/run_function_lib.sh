@@ -22,9 +22,7 @@ t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_CACHE"
 
 PROG=$T_TMP/libfn_prog
-if ! gcc -O2 -Wall -no-pie -o "$PROG" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/libfn_prog.c" 2> "$T_TMP/gcc.err"; then
-  echo "FAIL: cannot build the target program"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
-fi
+t_build "the target program" gcc -O2 -Wall -no-pie -o "$PROG" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/libfn_prog.c" || { t_done; exit; }
 MARK=$T_TMP/libfn-marker
 printf 'x\n' > "$MARK"
 

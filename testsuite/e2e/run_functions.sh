@@ -15,9 +15,7 @@ t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_CACHE"
 
 FP=$T_TMP/fnprog
-if ! gcc -O2 -Wall -o "$FP" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/fnprog.c" 2> "$T_TMP/gcc.err"; then
-  echo "FAIL: cannot build the target program"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
-fi
+t_build "the target program" gcc -O2 -Wall -o "$FP" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/fnprog.c" || { t_done; exit; }
 MARK=$T_TMP/ukstap-fn-marker
 printf 'x\n' > "$MARK"
 
@@ -169,9 +167,7 @@ t "mmap2 argstr: %p, %u, PROT, FLAGS, %d, %d (§7)" 0 '0x0, 28672, PROT_READ, MA
 # The kernel's count for the loaded program (bpf_prog_info.verified_insns, progs/proginfo.c: the
 # installed bpftool may not show it); the budget is 1,000,000 processed instructions per program.
 PI=$T_TMP/proginfo
-if ! gcc -O2 -Wall -o "$PI" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/proginfo.c" -lbpf 2> "$T_TMP/gcc2.err"; then
-  echo "FAIL: cannot build proginfo"; cat "$T_TMP/gcc2.err"; T_FAILED=$((T_FAILED + 1))
-else
+if t_build "proginfo" gcc -O2 -Wall -o "$PI" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/proginfo.c" -lbpf; then
   for M in 128 512; do
     "$UKSTAP" -D MAXSTRINGLEN=$M "$T_TMP/kernel.stp" -c "sleep 3" > /dev/null 2> "$T_TMP/v$M.err" &
     vp=$!

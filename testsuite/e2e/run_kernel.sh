@@ -25,9 +25,7 @@ t "sprintf of an empty %s, in BPF (syscall probe)" 0 "$SFMT_WANT$NL" '' -- \
   -c 'python3 -c "import os; os.getpid()"'
 
 KT=$T_TMP/ktarget
-if ! gcc -O2 -g -Wall -o "$KT" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/ktarget.c" 2> "$T_TMP/gcc.err"; then
-  echo "FAIL: cannot build the target program"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
-fi
+t_build "the target program" gcc -O2 -g -Wall -o "$KT" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/ktarget.c" || { t_done; exit; }
 
 # check DESCRIPTION CONDITION... : a test whose command is a shell condition; on failure the
 # condition's own stderr explains.

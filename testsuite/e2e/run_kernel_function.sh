@@ -60,6 +60,10 @@ t "FUNCTION@FILE:LINE: one line saying why" 1 '' \
 t "a member BTF does not have: one line with similar members" 1 '' \
   "~^semantic error: struct file has no member 'f_nope' \\(similar: " -- \
   "$UKSTAP" -p2 -e 'probe kernel.function("vfs_read") { println($file->f_nope) }'
+# Passes 1-2 ask the kernel nothing that loads a program (the trampoline check is pass 3's).
+t "-p2 makes no bpf() call (strace)" 0 '' '' -- bash -c "
+  strace -f -qq -e trace=bpf -o '$T_TMP/p2.strace' '$UKSTAP' -p2 -e 'probe kernel.function(\"vfs_read\") {}' > /dev/null &&
+  ! grep 'bpf(' '$T_TMP/p2.strace'"
 t "a parameter in a kretprobe: write @entry" 1 '' '~write @entry\(\$count\)' -- \
   "$UKSTAP" -p2 -D KERNEL_FUNCTION_MECHANISM=kprobe -e 'probe kernel.function("vfs_read").return { println($count) }'
 t "\$\$parms in a kretprobe: refused, not an empty string" 1 '' \
@@ -117,9 +121,9 @@ if [ ! -e "$TRACEFS/kprobe_events" ] && ! bpftrace -e 'kfunc:vfs_read { exit() }
   # --- a kernel that attaches neither: pass 5 fails with one line, the command never runs.
   t "pass 4 compiles (fentry)" 0 '~\.bpf\.o$' '' -- "$UKSTAP" -p4 "$SCRIPT"
   t "pass 4 compiles (kprobe)" 0 '~\.bpf\.o$' '' -- "$UKSTAP" -p4 -D KERNEL_FUNCTION_MECHANISM=kprobe "$SCRIPT"
-  t "-v says no program can attach, and why" 0 '*' \
+  t "-v says no program can attach, and why (pass 3, where it asks the kernel)" 0 '*' \
     '~^kernel\.function probes: none can attach; no BPF trampolines \(fentry/fexit need CONFIG_FUNCTION_TRACER' -- \
-    "$UKSTAP" -v -p2 "$SCRIPT"
+    "$UKSTAP" -v -p3 "$SCRIPT"
   "$UKSTAP" "$SCRIPT" -c "touch $T_TMP/ran" > "$T_TMP/p5.out" 2> "$T_TMP/p5.err"
   echo "exit $?" >> "$T_TMP/p5.out"
   t "pass 5 fails (exit 1, nothing on stdout)" 0 $'exit 1\n' '' -- cat "$T_TMP/p5.out"

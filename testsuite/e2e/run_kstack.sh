@@ -12,10 +12,8 @@ t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_CACHE"
 CHECK="python3 $UKSTAP_TOP_SRCDIR/testsuite/e2e/kstack_check.py"
 P="$T_TMP/kstack_prog"
-if ! gcc -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -o "$P" \
-       "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/kstack_prog.c" 2> "$T_TMP/gcc.err"; then
-  echo "FAIL: cannot build the test program"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
-fi
+t_build "the test program" gcc -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -o "$P" \
+       "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/kstack_prog.c" || { t_done; exit; }
 
 # runp NAME PROG_OUT CMD...: CMD's stdout (the traced program's own record) into PROG_OUT; a
 # check that it exited 0 with nothing on stderr.

@@ -13,9 +13,7 @@ t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_CACHE"
 
 cd "$T_TMP" || exit 1
-if ! gcc -g -O0 -no-pie -rdynamic -pthread -o proc_prog "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/proc_prog.c" 2> gcc.err; then
-  echo "FAIL: cannot build the target program"; cat gcc.err; T_FAILED=1; t_done; exit
-fi
+t_build "the target program" gcc -g -O0 -no-pie -rdynamic -pthread -o proc_prog "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/proc_prog.c" || { t_done; exit; }
 PROG=$T_TMP/proc_prog
 fail_msg() { echo "$*" >&2; return 1; }
 # same WHAT A B: files A and B have the same lines

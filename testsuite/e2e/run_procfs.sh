@@ -29,7 +29,7 @@ check() { local d=$1; shift; t "$d" 0 '' '' -- "$@"; }
 
 # ------------------------------------------------------------------ prometheus: syscall counts
 printf '#include <stdio.h>\n#include <sys/syscall.h>\n#include <unistd.h>\nint main(void) {\n  for (int i = 0; i < 136; i++) syscall(SYS_getpid);\n  printf("%%ld\\n", syscall(SYS_getpid));\n  return 0;\n}\n' > getpid_loop.c
-gcc -O0 -o getpid_loop getpid_loop.c || { echo "FAIL: cannot build getpid_loop"; T_FAILED=1; t_done; exit; }
+t_build "getpid_loop" gcc -O0 -o getpid_loop getpid_loop.c || { t_done; exit; }
 check "strace: the program makes 137 getpid() calls" \
   sh -c '[ "$(strace -qq -e trace=getpid ./getpid_loop 2>&1 >/dev/null | grep -c "^getpid()")" = 137 ]'
 start 'global calls

@@ -11,9 +11,7 @@ CHECK="python3 $UKSTAP_TOP_SRCDIR/testsuite/e2e/stack_token_check.py"
 
 P="$T_TMP/getppid"
 printf '#include <unistd.h>\nint main(void) { return getppid() > 0 ? 0 : 1; }\n' > "$P.c"
-if ! gcc -O2 -o "$P" "$P.c" 2> "$T_TMP/gcc.err"; then
-  echo "FAIL: cannot build the test program"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
-fi
+t_build "the test program" gcc -O2 -o "$P" "$P.c" || { t_done; exit; }
 
 # MAXSTRINGLEN 512: ubacktrace() holds every pc of the short stack whose token is checked.
 # tok() reads the token's 16 hex digits in embedded C (-g): a script's substr() of a token is a

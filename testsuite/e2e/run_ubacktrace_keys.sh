@@ -11,10 +11,8 @@ t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_CACHE"
 PROGS="$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs"
 P="$T_TMP/ubt_keys_prog"
-if ! gcc -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -o "$P" "$PROGS/ubt_keys_prog.c" \
-       -lunwind 2> "$T_TMP/gcc.err"; then
-  echo "FAIL: cannot build the test program"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
-fi
+t_build "the test program" gcc -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -o "$P" "$PROGS/ubt_keys_prog.c" \
+       -lunwind || { t_done; exit; }
 
 KEYS='
 global s, t, u, n

@@ -54,12 +54,10 @@ func main() { if top(2) == 42 { println("42") } }
 GO
 # Without asynchronous unwind tables gcc puts the program's CFI in .debug_frame only (crt1's
 # _start keeps its .eh_frame), which the linker compresses.
-if ! gcc -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables -fno-optimize-sibling-calls -g \
-       -Wl,--compress-debug-sections=zlib -o covprog covprog.c 2> gcc.err ||
-   ! GOCACHE="$T_TMP/gocache" GOPATH="$T_TMP/gopath" GO111MODULE=off GOFLAGS= \
-       go build -o covgo covgo.go 2>> gcc.err; then
-  echo "FAIL: cannot build the test programs"; cat gcc.err; T_FAILED=1; t_done; exit
-fi
+t_build "the test programs" gcc -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables -fno-optimize-sibling-calls -g \
+       -Wl,--compress-debug-sections=zlib -o covprog covprog.c &&
+  t_build "the test programs" env GOCACHE="$T_TMP/gocache" GOPATH="$T_TMP/gopath" GO111MODULE=off GOFLAGS= \
+       go build -o covgo covgo.go || { t_done; exit; }
 compressed_debug_frame() { readelf -SW "$1" | grep -Eq '\.debug_frame +PROGBITS +[0-9a-f]+ [0-9a-f]+ [0-9a-f]+ [0-9a-f]+ +[A-Z]*C'; }
 t "covprog: its .debug_frame is SHF_COMPRESSED (readelf's C flag)" 0 '' '' -- compressed_debug_frame covprog
 t "covgo: its .debug_frame is SHF_COMPRESSED (readelf's C flag)" 0 '' '' -- compressed_debug_frame covgo

@@ -27,12 +27,10 @@ runp() {
 }
 
 P="$T_TMP/ustack_prog" L="$T_TMP/libustack.so"
-if ! gcc -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls -o "$P" "$PROGS/ustack_prog.c" \
-       -lunwind -ldl -lpthread 2> "$T_TMP/gcc.err" ||
-   ! gcc -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls -fPIC -shared -o "$L" \
-       "$PROGS/ustack_lib.c" 2>> "$T_TMP/gcc.err"; then
-  echo "FAIL: cannot build the test programs"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
-fi
+t_build "the test programs" gcc -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls -o "$P" "$PROGS/ustack_prog.c" \
+       -lunwind -ldl -lpthread &&
+  t_build "the test programs" gcc -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls -fPIC -shared -o "$L" \
+       "$PROGS/ustack_lib.c" || { t_done; exit; }
 
 # --- a 12-deep chain: every frame up to main's caller, as libunwind saw it -----------------
 GETPPID='probe syscall.getppid { if (pid() == target()) print_ubacktrace() }'

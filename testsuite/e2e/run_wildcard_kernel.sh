@@ -8,7 +8,7 @@ t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_CACHE"
 cd "$T_TMP" || exit 1
 printf '#include <sys/syscall.h>\n#include <unistd.h>\nint main(void) { syscall(SYS_getpid); return 0; }\n' > one_getpid.c
-gcc -o one_getpid one_getpid.c || { echo "FAIL: cannot build one_getpid"; T_FAILED=1; t_done; exit; }
+t_build "one_getpid" gcc -o one_getpid one_getpid.c || { t_done; exit; }
 t "kernel probe: delete a[pid(), *] removes that pid's entries only; [pid(), *] in a before and after" \
   0 $'before=1 after=0 other=1\nleft 3\nsleft x 7\n' '' -- \
   "$UKSTAP" -c ./one_getpid -e 'global a, s

@@ -27,9 +27,7 @@ __attribute__((constructor)) static void planted(void) {
   }
 }
 EOC
-if ! gcc -shared -fPIC -o "$T_TMP/planted.so" "$T_TMP/planted.c" 2> "$T_TMP/gcc.err"; then
-  echo "FAIL: cannot build the planted module"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
-fi
+t_build "the planted module" gcc -shared -fPIC -o "$T_TMP/planted.so" "$T_TMP/planted.c" || { t_done; exit; }
 
 # Where the module of SCRIPT lies under a cache root: ukstap/<key>/<name>.so (-p4 prints it).
 XDG_CACHE_HOME="$T_TMP/ref" "$UKSTAP" -p4 -e "$SCRIPT" > "$T_TMP/ref.path" 2> "$T_TMP/ref.err"

@@ -25,7 +25,7 @@ int main(int argc, char **argv) {
   return 0;
 }
 C
-gcc -O2 -o "$T_TMP/mapper" "$T_TMP/mapper.c" || { echo "FAIL: cannot build the workload"; T_FAILED=1; t_done; exit; }
+t_build "the workload" gcc -O2 -o "$T_TMP/mapper" "$T_TMP/mapper.c" || { t_done; exit; }
 
 # A script that walks user stacks (so the VMA tracker runs) but never fires.
 "$UKSTAP" -e 'probe kernel.trace("syscalls:sys_enter_getppid") { if (execname() == "no such process name") print_ubacktrace() }

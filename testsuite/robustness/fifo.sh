@@ -25,10 +25,8 @@ t "-d symlink to a program: accepted" 0 $'ok\n' '' -- \
   timeout -s KILL 60 "$UKSTAP" -d "$T_TMP/true-link" -e 'probe begin { println("ok"); exit() }'
 
 P="$T_TMP/dlopen_wait" L="$T_TMP/libfifo.so"
-if ! gcc -O1 -g -fno-omit-frame-pointer -o "$P" "$PROGS/dlopen_wait.c" -ldl 2> "$T_TMP/gcc.err" ||
-   ! gcc -O1 -g -fno-omit-frame-pointer -fPIC -shared -o "$L" "$PROGS/dlopen_lib.c" 2>> "$T_TMP/gcc.err"; then
-  echo "FAIL: cannot build the test programs"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
-fi
+t_build "the test programs" gcc -O1 -g -fno-omit-frame-pointer -o "$P" "$PROGS/dlopen_wait.c" -ldl &&
+  t_build "the test programs" gcc -O1 -g -fno-omit-frame-pointer -fPIC -shared -o "$L" "$PROGS/dlopen_lib.c" || { t_done; exit; }
 # run_then_sigint NAME ARGS: runs the getppid stack script on `-c ARGS` into $T_TMP/NAME.out,
 # waits for the program to call its library and for the stack to print, sends SIGINT and sets
 # $ms to the time ukstap took to end (a regression: killed after 10 s).

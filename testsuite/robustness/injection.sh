@@ -15,7 +15,7 @@ cat > "$T_TMP/t.c" <<'C'
 int work(int x) { return x * 2; }
 int main(void) { return work(20) - 40; }
 C
-cc -g -O0 -Wno-trigraphs -o "$prog" "$T_TMP/t.c" || { echo "FAIL: cannot build the test program"; exit 1; }
+t_build "the test program" cc -g -O0 -Wno-trigraphs -o "$prog" "$T_TMP/t.c" || { t_done; exit; }
 t "the test binary carries the hostile name in its DWARF line table" 0 '~injected = 42;' '' \
   -- sh -c "readelf --debug-dump=line '$prog' | grep -m1 'injected'"
 
@@ -56,11 +56,9 @@ cat > "$T_TMP/typedefs.c" <<'EOC'
 __attribute__((noinline)) int f(uintptr_t a, int32_t b, intptr_t c) { return (int)(a + b + c); }
 int main(void) { printf("%d %d %d\n", 7, -3, -9); return f(7, -3, -9) == -5 ? 0 : 1; }
 EOC
-if gcc -O1 -g -o "$T_TMP/typedefs" "$T_TMP/typedefs.c" 2> "$T_TMP/gcc.err"; then
+if t_build "the typedef test program" gcc -O1 -g -o "$T_TMP/typedefs" "$T_TMP/typedefs.c"; then
   t "uintptr_t/int32_t/intptr_t parameters read as the program passes them" 0 $'7 -3 -9\n7 -3 -9\n' '' -- \
     "$UKSTAP" -e 'probe process("'"$T_TMP/typedefs"'").function("f") { printf("%d %d %d\n", $a, $b, $c) }' \
     -c "$T_TMP/typedefs"
-else
-  echo "FAIL: cannot build the typedef test program"; cat "$T_TMP/gcc.err"; T_FAILED=$((T_FAILED + 1))
 fi
 t_done

@@ -19,7 +19,7 @@ int main(int argc, char **argv) {
   return 0;
 }
 C
-gcc -O2 -o "$prog" "$T_TMP/getppid_n.c" || { echo "FAIL: cannot build the workload"; T_FAILED=1; t_done; exit; }
+t_build "the workload" gcc -O2 -o "$prog" "$T_TMP/getppid_n.c" || { t_done; exit; }
 comm=$(basename "$prog" | cut -c1-15)
 
 # coexist NAME PROBE: ukstap on PROBE, counting the workload's events; perf stat on the

@@ -16,15 +16,11 @@ GETPPID='probe syscall.getppid { if (pid() == target()) print_ubacktrace() }'
 
 P="$T_TMP/ustack_nofp" D="$T_TMP/decoy"
 build_id() { readelf -n "$1" | sed -n 's/.*Build ID: *//p'; }
-if ! gcc -O2 -g -fomit-frame-pointer -o "$P" "$PROGS/ustack_prog.c" -lunwind -ldl -lpthread 2> "$T_TMP/gcc.err"; then
-  echo "FAIL: cannot build the test program"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
-fi
+t_build "the test program" gcc -O2 -g -fomit-frame-pointer -o "$P" "$PROGS/ustack_prog.c" -lunwind -ldl -lpthread || { t_done; exit; }
 LIBC=$(ldd "$P" | awk '$1 ~ /^libc\.so/ { print $3 }')
 LIBC_ID=$(build_id "$LIBC")
 printf '#include <unistd.h>\nint main(void) { return getppid() < 0; }\n' > "$T_TMP/decoy.c"
-if ! gcc -O2 -Wl,--build-id=0x"$LIBC_ID" -o "$D" "$T_TMP/decoy.c" 2>> "$T_TMP/gcc.err"; then
-  echo "FAIL: cannot build the decoy"; cat "$T_TMP/gcc.err"; T_FAILED=1; t_done; exit
-fi
+t_build "the decoy" gcc -O2 -Wl,--build-id=0x"$LIBC_ID" -o "$D" "$T_TMP/decoy.c" || { t_done; exit; }
 t "the decoy claims libc's build-id ($LIBC)" 0 '' '' -- \
   bash -c "[ -n '$LIBC_ID' ] && [ \"\$(readelf -n '$D' | sed -n 's/.*Build ID: *//p')\" = '$LIBC_ID' ]"
 

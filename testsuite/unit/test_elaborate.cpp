@@ -311,3 +311,27 @@ probe foo.open = begin { flags = 64; file = quote("x")
   REQUIRE(k.rc == 0);
   REQUIRE(k.s.functions.size() == 1);
 }
+
+TEST_CASE("an else-if chain whose branches only assign unread locals is elided whole", "[elaborate]") {
+  const char* tapset = R"(
+function quote:string (s:string) %{ /* pure */ %}
+probe foo.open = begin { flags = 64; file = quote("x")
+  if (flags & 64) argstr = file . "!"
+  else if (flags & 1) argstr = file . "?"
+  else if (flags & 2) { argstr = file }
+  else argstr = "" }
+)";
+  Elab e("global n; probe foo.open { n++ }", tapset);
+  REQUIRE(e.rc == 0);
+  REQUIRE(e.s.probes[0]->locals.empty());
+  // Read, the chain and what it reads stay.
+  Elab r("probe foo.open { print(argstr) }", tapset);
+  REQUIRE(r.rc == 0);
+  REQUIRE(r.s.probes[0]->locals.size() == 3);
+  // An effect in an inner condition keeps that if (and the outer one around it).
+  Elab k("global n; probe foo.open { n++ }",
+         "global g\nfunction f:long () { g++; return 1 }\n"
+         "probe foo.open = begin { x = 1; if (x) a = 1 else if (f()) a = 2 else a = 3 }");
+  REQUIRE(k.rc == 0);
+  REQUIRE(k.s.functions.size() == 1);
+}

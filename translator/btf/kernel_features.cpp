@@ -4,6 +4,11 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 #include <sys/utsname.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <cerrno>
+#include <cstring>
 
 #include <cstdlib>
 
@@ -40,6 +45,36 @@ bool Running::bpf_loop_helper() {
   // libbpf loads a one-instruction program calling the helper: 1 when the verifier knows it.
   if (!bpf_loop_) bpf_loop_ = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_loop, nullptr) == 1;
   return *bpf_loop_;
+}
+
+const std::string& Running::fentry_failure(const std::string& function) {
+  if (fentry_why_) return *fentry_why_;
+  fentry_why_ = [&]() -> std::string {
+    std::string why;
+    const btf::KernelBtf* k = btf::KernelBtf::get(why);
+    if (!k) return why;
+    // bpf_fentry_test1 exists for BPF's own tests and is never called otherwise: attaching to
+    // it briefly disturbs nothing. Else the function the script probes.
+    int id = btf__find_by_name_kind(k->raw(), "bpf_fentry_test1", BTF_KIND_FUNC);
+    if (id <= 0) id = btf__find_by_name_kind(k->raw(), function.c_str(), BTF_KIND_FUNC);
+    if (id <= 0) return "no BTF function to try a trampoline on";
+    struct bpf_insn insns[2] = {};
+    insns[0].code = BPF_ALU64 | BPF_MOV | BPF_K;  // r0 = 0
+    insns[1].code = BPF_JMP | BPF_EXIT;
+    LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY,
+                .attach_btf_id = (__u32)id);
+    int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "ukstap_fentry", "GPL", insns, 2, &opts);
+    if (fd < 0)
+      return std::string("the kernel refuses to load an fentry program (") + std::strerror(errno) + ")";
+    int link = bpf_link_create(fd, 0, BPF_TRACE_FENTRY, nullptr);
+    int err = errno;
+    ::close(fd);
+    if (link < 0)
+      return std::string("the kernel refuses to attach a BPF trampoline (") + std::strerror(err) + ")";
+    ::close(link);
+    return "";
+  }();
+  return *fentry_why_;
 }
 
 bool Running::exit_group_dead() {

@@ -4,7 +4,8 @@
 //
 // Detection is lazy (each answer is computed the first time a script needs it) and cheap: a
 // kfunc is a name looked up in the vmlinux BTF already loaded for typing (btf/kernel_btf.h), a
-// helper is libbpf's probe (one tiny program load), a tracepoint argument is BTF again.
+// helper is libbpf's probe (one tiny program load), a tracepoint argument is BTF again, BPF
+// trampolines one program load and link. Only passes 3-5 ask what needs a program load.
 // Decisions are plain functions of a feature set, so unit tests give them a fake one.
 #pragma once
 
@@ -21,9 +22,13 @@ class Running {
   bool iter_num_kfuncs();
   bool bpf_loop_helper();
   bool exit_group_dead();
+  // BPF trampolines (fentry/fexit): an fentry program loaded on a kernel function and attached
+  // (a BPF link, closed at once): the verifier and ftrace decide, not a config guess. "" when
+  // they work, else what failed. `function`: tried when bpf_fentry_test1 is not in the BTF.
+  const std::string& fentry_failure(const std::string& function);
 
  private:
-  std::optional<std::string> release_;
+  std::optional<std::string> release_, fentry_why_;
   std::optional<bool> iter_num_, bpf_loop_, group_dead_;
 };
 

@@ -14,6 +14,7 @@
 #include "parse/parser.h"
 #include "passes/elaborate_steps.h"
 #include "passes/cast_layout.h"
+#include "passes/symbol_key_merge.h"
 #include "probes/family_point.h"
 #include "probes/sdt_args.h"
 
@@ -1433,6 +1434,8 @@ void Emitter::layout_globals() {
       for (size_t k = 0; k < g->index_types.size(); ++k) {
         // A key that only ever holds a ubacktrace() token: token-sized (the map hashes it).
         mi.token_keys.push_back(g->index_types[k] == Type::String && a_.bt_tokens.is_token_key(g, k));
+        mi.text_keys.push_back(g->index_types[k] == Type::String && passes::merged_by_text(a_.sym_tokens, g, k));
+        mi.text_keys_keep_one = a_.text_keyed_literal.count(g) != 0;
         types_ << (mi.token_keys.back() ? " char k" + std::to_string(k) + "[STP_TOKEN_KEY_SIZE];"
                    : g->index_types[k] == Type::String ? " char k" + std::to_string(k) +
                                                            "[STP_MAXSTRINGLEN];"

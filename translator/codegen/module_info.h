@@ -42,6 +42,10 @@ struct MapInfo {
   bool scalar = false;    // a stats scalar (key struct stp_key_unit)
   std::vector<ast::Type> key_types;
   std::vector<bool> token_keys;  // string keys that hold only ubacktrace() tokens (sized so)
+  // String keys that hold symbol placeholders: user space merges the entries whose keys print
+  // the same text before it reads the map (passes/symbol_key_merge.h, loader/symbol_key_merge.h).
+  std::vector<bool> text_keys;
+  bool text_keys_keep_one = false;  // merged by keeping one entry's value (all equal), not a sum
   ast::Type value_type = ast::Type::Long;
   int hist_kind = 0;      // 0 none, 1 log, 2 linear (STP_HIST_*)
   int64_t hist_start = 0, hist_stop = 0, hist_interval = 0;

@@ -4,6 +4,7 @@
 #include "codegen/emitter.h"
 #include "driver/passes.h"
 #include "passes/call_graph.h"
+#include "probes/kernel_function_support.h"
 
 namespace ukstap {
 
@@ -13,6 +14,13 @@ int pass3_translate(Session& s) {
     return 1;
   }
   if (passes::report_recursion(s, s.analyses->calls)) {
+    s.diag.summarize_semantic_errors();
+    return 1;
+  }
+  try {  // what the kernel offers kernel.function probes: asked here, not at pass 2
+    probes::choose_kernel_function_mechanisms(s);
+  } catch (const SemanticError& e) {
+    s.diag.semantic_error(e);
     s.diag.summarize_semantic_errors();
     return 1;
   }

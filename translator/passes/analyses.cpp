@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "passes/symbol_key_merge.h"
+
 namespace ukstap::passes {
 
 int run_analyses(Session& s) {
@@ -14,6 +16,7 @@ int run_analyses(Session& s) {
   a->bt_tokens = find_backtrace_tokens(s);
   a->sym_tokens = check_symbol_tokens(s);
   if (a->sym_tokens.errors) return a->sym_tokens.errors;
+  if (int e = check_symbol_key_merge(s, a->sym_tokens, a->placement, a->reach, a->text_keyed_literal)) return e;
   s.analyses = std::move(a);
   return 0;
 }

@@ -5,6 +5,8 @@
 // does not decide (codegen/emitter.cpp).
 #pragma once
 
+#include <set>
+
 #include "driver/session.h"
 #include "passes/backtrace_tokens.h"
 #include "passes/call_graph.h"
@@ -22,6 +24,8 @@ struct Analyses {
   SyscallDispatch dispatch;    // syscall_dispatch.h: the dispatcher policy and slots
   BacktraceTokens bt_tokens;   // backtrace_tokens.h: ubacktrace() keys kept as stack ids
   SymbolTokens sym_tokens;     // symbol_tokens.h: symbol/stack placeholders read as text: errors
+  // symbol_key_merge.h: arrays keyed by placeholders whose value is one assigned literal
+  std::set<const ast::Vardecl*> text_keyed_literal;
 };
 
 // Runs the analyses into s.analyses. Returns the number of errors (reported through s.diag);

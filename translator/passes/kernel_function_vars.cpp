@@ -18,7 +18,8 @@ std::optional<btf::AccessStart> kernel_function_start(const DerivedProbe* p, con
   }
   for (size_t i = 0; i < kf->params.size(); ++i) {
     if ("$" + kf->params[i].name != e.name) continue;
-    if (kf->is_return && !fentry)
+    // Known at pass 2 only when forced (-D): else pass 3, which chose, reports it.
+    if (kf->is_return && !fentry && kf->mechanism_chosen)
       throw SemanticError("'" + e.name + "' in a kretprobe: the argument registers are gone at "
                               "return; write @entry(" + e.name + ")",
                           e.tok);

@@ -157,11 +157,18 @@ struct Eliminator : ast::TraversingVisitor {
     changed = true;
     return true;
   }
-  // A branch that is one statement (`if (c) x = e`) is not in a block of its own.
+  // A branch that is one statement (`if (c) x = e`) is not in a block of its own; nor is the
+  // `if` of an `else if`: an empty one goes too, so a whole chain left empty is elided.
   void visit(ast::IfStatement& is) override {
     is.condition->accept(*this);
-    for (ast::Statement** st : {&is.then_stmt, &is.else_stmt})
-      if (*st && !drop_assignment(*st)) (*st)->accept(*this);
+    for (ast::Statement** st : {&is.then_stmt, &is.else_stmt}) {
+      if (!*st || drop_assignment(*st)) continue;
+      (*st)->accept(*this);
+      if (empty_if(*st)) {
+        *st = s.arena.node<ast::NullStatement>((*st)->tok);
+        changed = true;
+      }
+    }
   }
   void visit(ast::Block& b) override {
     for (auto*& st : b.statements) {

@@ -181,6 +181,10 @@ struct KernelFunctionPoint {
   std::string module;    // module("M"): M; "" for vmlinux
   bool is_return = false;
   Mechanism mechanism = Mechanism::Fentry;
+  // Set by -D KERNEL_FUNCTION_MECHANISM at resolution, else by pass 3
+  // (choose_kernel_function_mechanisms): finding out what the kernel offers loads a program,
+  // and passes 1-2 make no bpf() call.
+  bool mechanism_chosen = false;
   std::vector<KernelFunctionParam> params;  // declaration order
   uint32_t return_type = 0;                 // 0: void
   // Non-empty: this kernel can attach neither a trampoline nor a kprobe; pass 5 says this.

@@ -235,7 +235,12 @@ void build_kernel_function(Session& s, const Match& m, std::vector<ResolvedPoint
         if (!wildcard) refused = "kernel function '" + name + "' cannot be probed: " + why;
         return;
       }
-      kf.mechanism = choose_kernel_function_mechanism(s, name, kf.unavailable_reason);
+      // The kernel is asked at pass 3 (choose_kernel_function_mechanisms); a forced one now.
+      if (std::string forced = forced_kernel_function_mechanism(s); !forced.empty()) {
+        kf.mechanism = forced == "kprobe" ? KernelFunctionPoint::Mechanism::Kprobe
+                                          : KernelFunctionPoint::Mechanism::Fentry;
+        kf.mechanism_chosen = true;
+      }
       auto comps = concrete_components(m);
       for (auto& c : comps)
         if (c.functor == "function") c.str = name;
