@@ -236,7 +236,11 @@ bool Runner::open_native() {
   if (obj_) native_.share_maps(obj_, const_cast<stp_session*>(session_), mmaps_);
   native_.initialize(m_);
   // Arrays keyed by symbol placeholders: one entry per text before user space reads them.
+  // Only with nothing attached (begin, end, error): a fold writes entries back, and a BPF
+  // program's read-then-write of one entry straddling that write would lose the folded counts
+  // (pass 2 refuses reading such an array in timer.s, procfs and input probes).
   native_.set_before_read([this] {
+    if (!links_.empty() || !perf_fds_.empty() || !link_fds_.empty()) return;
     loader::merge_text_keys(m_, obj_, [this](const std::string& t) { return out_.expand(t); });
   });
   return true;

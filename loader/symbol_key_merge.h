@@ -7,12 +7,12 @@
 // name. The loader knows each placeholder's text (the records that defined it), so it renders
 // every key, and folds each group of equal texts into the entry inserted first: counts are summed
 // and statistics merged per CPU (count, sum, min, max, variance, buckets), the smallest insertion
-// number kept (foreach order). A key with a placeholder not defined yet (its record is still in
-// the ring, mid-run) is left alone until a later read. Run before every native probe (end,
-// timer.s, procfs, input), so foreach, print, delete, membership and the end-of-run display all
-// see text keys. Kernel probes may still add to the folded entries (lookup_and_delete takes a
-// duplicate's last value atomically); what one of them adds to the kept entry between its read
-// and its write here is lost, as with two CPUs' `a[k]++`.
+// number kept (foreach order). A key with a placeholder not defined yet is left alone. Run before
+// a native probe only when no kernel probe is attached (begin, end, error: the end probes run
+// after detach and drain), so the write-back races no BPF update; pass 2
+// (passes/symbol_key_merge.h) refuses what this cannot make exact: reading such an array in a
+// probe that runs while the kernel probes do (timer.s, procfs, input), adding to it in user space
+// (a key made after the fold), and using the value of one entry in a kernel probe.
 #pragma once
 
 #include <functional>

@@ -7,14 +7,10 @@
 # written-only array.
 # Root; under CI=true not being root is a failure, never a skip.
 . "$(dirname "$0")/../e2e-lib.sh"
-t_require_root || { t "a set (every entry assigned 1): one entry per name" 0 "$(awk '{print "seen", $1, 1}' "$T_TMP/truth" | sort)"$'\n' '' -- \
-  bash -c "grep '^seen' '$T_TMP/sk.out' | sort"
-t_done; exit; }
+t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
 prog=$T_TMP/two_sites
-t_build two_sites gcc -O1 -g -o "$prog" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/two_sites.c" || { t "a set (every entry assigned 1): one entry per name" 0 "$(awk '{print "seen", $1, 1}' "$T_TMP/truth" | sort)"$'\n' '' -- \
-  bash -c "grep '^seen' '$T_TMP/sk.out' | sort"
-t_done; exit; }
+t_build two_sites gcc -O1 -g -o "$prog" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/two_sites.c" || { t_done; exit; }
 
 "$prog" 3 2 > "$T_TMP/truth"
 t "strace counts the getppid calls the program says it makes" 0 '8' '' -- bash -c "

@@ -15,6 +15,13 @@ struct Check : ast::TraversingVisitor {
   Session& s;
   const SymbolTokens& t;
   bool kernel = false;  // walking code that runs in a BPF program
+  // Walking a user-space probe that runs while the kernel probes are attached (timer.s, procfs,
+  // input): the loader folds only once they are detached (loader/symbol_key_merge.h), since a
+  // fold that writes back while a BPF program's read-then-write of one entry straddles it loses
+  // counts. begin, end and error run with nothing attached.
+  bool midrun = false;
+  std::set<const ast::Function*> followed;  // user-space functions walked from their callers
+  const ast::Expression* statement_value = nullptr;  // the whole value of an expression statement
   int errors = 0;
   std::set<const Token*> reported;  // one body may serve several points
   Check(Session& ss, const SymbolTokens& tt) : s(ss), t(tt) {}
@@ -47,10 +54,46 @@ struct Check : ast::TraversingVisitor {
       if (i) i->accept(*this);
   }
 
+  // Only kernel probes may add to such an array, and only as a statement: a write in user space
+  // makes a key after the fold that serves the reads (`end { f[usymname(pc)] += n[pc] }` then
+  // reads one address's part), and the value of `++a[k]` in a kernel probe is one address's part.
+  bool write_refused(const ast::Vardecl* v, const std::string& origin, const ast::Expression& e,
+                     const Token* at) {
+    if (!kernel) {
+      report(v, origin, "only a kernel probe may add to it (in user space key it by the address, "
+                        "a[addr], and print the name of each key)", at);
+      return true;
+    }
+    if (&e != statement_value) {
+      report(v, origin, "a kernel probe cannot use the value of one entry", at);
+      return true;
+    }
+    return false;
+  }
+  void visit(ast::ExprStatement& e) override {
+    statement_value = e.value;
+    ast::TraversingVisitor::visit(e);
+  }
+  // A user-space function called from user-space probe code: walked with its caller's context.
+  void visit(ast::FunctionCall& e) override {
+    ast::TraversingVisitor::visit(e);
+    if (!kernel && e.referent && e.referent->body && !e.referent->has_embedded_body() &&
+        followed.insert(e.referent).second) {
+      const ast::Expression* outer = statement_value;
+      e.referent->body->accept(*this);
+      statement_value = outer;
+    }
+  }
+
   void visit(ast::AssignmentExpr& e) override {
     std::string origin;
     if (const ast::Vardecl* v = merged(e.left, &origin)) {
       const Token* at = e.tok ? e.tok : e.left->tok;
+      if (write_refused(v, origin, e, at)) {
+        indexes_of(e.left);
+        if (e.right) e.right->accept(*this);
+        return;
+      }
       if (e.op == "+=" || e.op == "-=" || e.op == "<<<")
         writes(v, origin, "", at);
       else if (std::string lit = literal(e.right); e.op == "=" && !lit.empty())
@@ -83,7 +126,8 @@ struct Check : ast::TraversingVisitor {
   void crement(ast::Expression* operand, ast::Expression& e) {
     std::string origin;
     if (const ast::Vardecl* v = merged(operand, &origin)) {
-      writes(v, origin, "", operand->tok ? operand->tok : e.tok);
+      const Token* at = operand->tok ? operand->tok : e.tok;
+      if (!write_refused(v, origin, e, at)) writes(v, origin, "", at);
       return indexes_of(operand);
     }
     if (auto* p = dynamic_cast<ast::PreCrement*>(&e)) return ast::TraversingVisitor::visit(*p);
@@ -95,20 +139,25 @@ struct Check : ast::TraversingVisitor {
   // the merge; in a kernel probe it would see one address's part.
   void visit(ast::ArrayIndex& e) override {
     std::string origin;
-    if (kernel)
+    if (kernel || midrun)
       if (const ast::Vardecl* v = merged(&e, &origin))
-        report(v, origin, "a kernel probe cannot read or delete one entry (do it in an end or "
-                          "timer.s probe, which run in user space)",
+        report(v, origin, kernel ? "a kernel probe cannot read or delete one entry (do it in an "
+                                   "end probe, which runs in user space)"
+                                 : "it is merged once the kernel probes stop: read or delete it "
+                                   "in an end probe, not while they run",
                e.tok);
     ast::TraversingVisitor::visit(e);
   }
   void visit(ast::ForeachLoop& e) override {
     auto* sym = dynamic_cast<ast::Symbol*>(e.base);
-    if (kernel && sym && sym->referent)
+    if ((kernel || midrun) && sym && sym->referent)
       if (auto it = t.keys.lower_bound(std::make_pair(static_cast<const ast::Vardecl*>(sym->referent), size_t(0)));
           it != t.keys.end() && it->first.first == sym->referent)
-        report(sym->referent, it->second, "a kernel probe cannot walk it with foreach (do it in "
-                                          "an end or timer.s probe, which run in user space)",
+        report(sym->referent, it->second,
+               kernel ? "a kernel probe cannot walk it with foreach (do it in an end probe, which "
+                        "runs in user space)"
+                      : "it is merged once the kernel probes stop: walk it in an end probe, not "
+                        "while they run",
                e.tok ? e.tok : sym->tok);
     ast::TraversingVisitor::visit(e);
   }
@@ -123,13 +172,17 @@ int check_symbol_key_merge(Session& s, const SymbolTokens& t, const ProbePlaceme
   for (auto* p : s.probes)
     if (p && p->body) {
       c.kernel = placement.of(*p) == ProbeSide::Kernel;
+      c.midrun = !c.kernel && !p->family.is(probes::ProbeKind::Begin) &&
+                 !p->family.is(probes::ProbeKind::End) && !p->family.is(probes::ProbeKind::Error);
+      c.followed.clear();
       p->body->accept(c);
     }
+  // Kernel-side functions on their own (user-space ones were walked from their callers).
+  c.midrun = false;
+  c.kernel = true;
   for (auto* f : s.functions)
-    if (f && f->body && !f->has_embedded_body()) {
-      c.kernel = reach.reaches(f, ProbeSide::Kernel);
+    if (f && f->body && !f->has_embedded_body() && reach.reaches(f, ProbeSide::Kernel))
       f->body->accept(c);
-    }
   for (auto& [v, kind] : c.value_kind)
     if (!kind.empty()) assigned.insert(v);
   return c.errors;
