@@ -41,6 +41,22 @@ t "LTTng's names: vpid, vtid, procname, callstack_user in the metadata; cpu_id i
   m='$T_TMP/tr/ukstap/metadata'
   for f in _vpid _vtid _procname _callstack_user _cpu_id; do grep -q \"} \$f;\\|} \$f\\[\" \"\$m\" || { echo \"no \$f\"; exit 1; }; done"
 
+# --- the writer runs as root: no plugin from the caller's environment or home -------------------
+# sudo -E keeps BABELTRACE_PLUGIN_PATH and HOME: a plugin planted there (here a shared object
+# whose constructor creates a marker file, under the names libbabeltrace2 looks for) must not be
+# loaded; the ctf plugin comes from babeltrace2's system directory. Truth: the marker file.
+E="$T_TMP/evil"
+mkdir -p "$E/path" "$E/home/.local/lib/babeltrace2/plugins" "$E/provider"
+printf '#include <fcntl.h>\n#include <unistd.h>\n__attribute__((constructor)) static void planted(void) { close(open(MARKER, O_CREAT | O_WRONLY, 0600)); }\n' > "$E/planted.c"
+t_build planted gcc -shared -fPIC -DMARKER="\"$E/loaded\"" -o "$E/planted.so" "$E/planted.c" || { t_done; exit; }
+for d in "$E/path" "$E/home/.local/lib/babeltrace2/plugins"; do cp "$E/planted.so" "$d/babeltrace-plugin-ctf.so"; done
+cp "$E/planted.so" "$E/provider/babeltrace2-python-plugin-provider.so"
+t "planted plugins (BABELTRACE_PLUGIN_PATH, ~/.local, provider dir): not loaded, the trace written" 0 '' '' -- bash -c "
+  BABELTRACE_PLUGIN_PATH='$E/path' HOME='$E/home' LIBBABELTRACE2_PLUGIN_PROVIDER_DIR='$E/provider' \
+    '$UKSTAP' --ctf='$T_TMP/pl' -e 'probe begin { printf(\"p %d\\n\", 1); exit() }' || exit 1
+  [ ! -e '$E/loaded' ] || { echo 'a planted plugin was loaded'; exit 1; }
+  [ \"\$(babeltrace2 '$T_TMP/pl' | wc -l)\" = 1 ]"
+
 # --- killed with SIGKILL mid-run --------------------------------------------------------------
 # The writer process finishes the trace on the socket's EOF: the packets closed so far (on 500 ms
 # idle, after 1 s) and the rest ukstap sent. Waits for conditions, never a fixed time.
