@@ -36,7 +36,10 @@ bool CtfTrace::open(const std::string& dir, std::string& why) {
   if (pid == 0) {
     // Its own process group: ^C at the terminal stops ukstap, whose EOF then ends the writer.
     ::setpgid(0, 0);
-    ::dup2(sv[1], 3);  // dup2 clears close-on-exec
+    // dup2 clears close-on-exec, except when sv[1] already is fd 3 (stdout or stderr closed):
+    // then it does nothing, and the flag is cleared here.
+    if (sv[1] == 3) ::fcntl(3, F_SETFD, 0);
+    else ::dup2(sv[1], 3);
     int null = ::open("/dev/null", O_RDWR);
     if (null >= 0) {
       ::dup2(null, 0);

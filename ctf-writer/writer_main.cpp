@@ -3,6 +3,7 @@
 
 #include <babeltrace2/babeltrace.h>
 #include <signal.h>
+#include <sys/prctl.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +18,8 @@ int writer_main(int fd, const std::string& dir) {
   ::signal(SIGINT, SIG_IGN);
   ::signal(SIGTERM, SIG_IGN);
   ::signal(SIGHUP, SIG_IGN);
+  // exec of /proc/self/exe names the process "exe" (ps, top): give it a name that says what it is.
+  ::prctl(PR_SET_NAME, "ukstap-ctf");
   auto fail = [&](const char* what) {
     std::fprintf(stderr, "ukstap: cannot write the CTF trace '%s': %s\n", dir.c_str(), what);
     return 1;
