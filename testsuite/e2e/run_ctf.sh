@@ -82,6 +82,39 @@ t_build split_prog gcc -O2 -fno-omit-frame-pointer -o "$S" "$UKSTAP_TOP_SRCDIR/t
 t "--profile --ctf: samples are events with user callstacks through spin_a, spin_b, main" 0 '~^ok' '' -- bash -c "
   '$UKSTAP' --profile=499 --ctf='$T_TMP/p' -c '$S 0.5' && $PY '$CHECK' profile '$T_TMP/p' split spin_a spin_b work main"
 
+# --- a stuck writer (SIGSTOP: as DIR on hung storage) ------------------------------------------
+# ukstap fills the socket (50 events a millisecond from a timer probe; a syscall probe is its BPF) until the stopped writer's receive queue
+# holds >100 kB (ss -x: the kernel's count), then gets SIGINT. It must end (the 30 s loop is a
+# guard against a hang, not the assertion), kill the writer, say so in one line naming DIR, and
+# leave none of its BPF programs loaded (the ids from its /proc fdinfo, asked of bpftool after).
+prog_ids() { grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{print $2}' | sort -u; }
+still_loaded() { for id in "$@"; do bpftool prog show id "$id" > /dev/null 2>&1 && echo "$id"; done; true; }
+S="$T_TMP/stuck"
+t "stopped writer: ukstap ends on SIGINT, the writer named ukstap-ctf is killed" 0 '' '' -- bash -c "
+  '$UKSTAP' --ctf='$S' -e 'probe timer.ms(1) { for (i = 0; i < 50; i++) printf(\"fill %d xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\\n\", i) }
+    probe syscall.close { if (pid() < 0) printf(\"never\\n\") }' \
+    > /dev/null 2> '$S.err' &
+  pid=\$!
+  for i in \$(seq 600); do
+    w=\$(pgrep -P \$pid -x ukstap-ctf) && [ -n \"\$(find '$S' -name 'channel0_*' 2>/dev/null)\" ] && break; sleep 0.1
+  done
+  [ -n \"\$w\" ] || { echo 'no child process named ukstap-ctf'; kill -9 \$pid; exit 1; }
+  $(declare -f prog_ids); prog_ids \$pid > '$S.ids'
+  kill -STOP \$w
+  for i in \$(seq 600); do
+    q=\$(ss -xpn | grep \"pid=\$w,\" | awk '{print \$3}' | sort -n | tail -1); [ \"\${q:-0}\" -gt 100000 ] && break; sleep 0.1
+  done
+  kill -INT \$pid
+  for i in \$(seq 300); do kill -0 \$pid 2>/dev/null || break; sleep 0.1; done
+  if kill -0 \$pid 2>/dev/null; then echo 'ukstap still running 30 s after SIGINT'; kill -9 \$pid \$w; kill -CONT \$w; exit 1; fi
+  wait \$pid; echo \$? > '$S.rc'
+  for i in \$(seq 100); do kill -0 \$w 2>/dev/null || exit 0; sleep 0.1; done
+  echo 'the writer is still running'; kill -9 \$w; exit 1"
+t "... exit status 1, one line naming DIR: the trace may be incomplete" 0 '' '' -- bash -c "
+  [ \"\$(cat '$S.rc')\" = 1 ] && [ \"\$(grep -c \"CTF writer of '$S' .*killed: the trace may be incomplete\" '$S.err')\" = 1 ] || cat '$S.err'"
+t "... and leaves none of its programs loaded" 0 '' '' -- bash -c "
+  ids=\$(cat '$S.ids'); [ -n \"\$ids\" ] || { echo 'no program ids'; exit 1; }; $(declare -f still_loaded); still_loaded \$ids"
+
 # --- DIRs to refuse: one line naming DIR, exit 1, nothing written ------------------------------
 B='probe begin { exit() }'
 mkdir "$T_TMP/full" && echo data > "$T_TMP/full/f"
