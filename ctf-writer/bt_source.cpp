@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <map>
 #include <string>
@@ -48,6 +49,7 @@ struct State {
   std::string buf;                     // bytes read, not yet decoded (from `pos`)
   size_t pos = 0;
   bool eof = false, ended = false;
+  uint64_t raised = 0;                 // events whose timestamp was raised to their stream's last
   std::deque<const bt_message*> out;   // made, not yet handed to the graph
 
   ~State() {
@@ -224,7 +226,13 @@ Stream& stream_of(State& s, uint32_t cpu, uint64_t ts) {
   }
   if (st.packet && (st.events >= kPacketEvents || Clock::now() - st.opened > std::chrono::seconds(kPacketSeconds)))
     end_packet(s, st);
-  if (ts < st.last_ts) ts = st.last_ts;
+  // Native records (end and timer probes run in ukstap) carry sched_getcpu() and their own run
+  // time, and share the CPU's stream with BPF events stamped earlier but sent later: a stream's
+  // clock must not go back, so such an event gets the stream's last time (counted, reported).
+  if (ts < st.last_ts) {
+    ts = st.last_ts;
+    ++s.raised;
+  }
   if (!st.packet) {
     st.packet = bt_packet_create(st.stream);
     bt_field* ctx = bt_packet_borrow_context_field(st.packet);
@@ -310,6 +318,9 @@ bt_message_iterator_class_next_method_status next(bt_self_message_iterator* it, 
       decode_some(s, SIZE_MAX);
       end_all(s, true);
       s.ended = true;
+      if (s.raised)
+        std::fprintf(stderr, "ukstap: CTF trace: %llu events' timestamps were raised to keep their stream ordered\n",
+                     static_cast<unsigned long long>(s.raised));
     }
   }
   uint64_t k = 0;

@@ -2,11 +2,14 @@
 #include "ctf-writer/trace_writer.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include "ctf-writer/trace_dir.h"
@@ -36,7 +39,10 @@ bool CtfTrace::open(const std::string& dir, std::string& why) {
   if (pid == 0) {
     // Its own process group: ^C at the terminal stops ukstap, whose EOF then ends the writer.
     ::setpgid(0, 0);
-    ::dup2(sv[1], 3);  // dup2 clears close-on-exec
+    // dup2 clears close-on-exec, except when sv[1] already is fd 3 (stdout or stderr closed):
+    // then it does nothing, and the flag is cleared here.
+    if (sv[1] == 3) ::fcntl(3, F_SETFD, 0);
+    else ::dup2(sv[1], 3);
     int null = ::open("/dev/null", O_RDWR);
     if (null >= 0) {
       ::dup2(null, 0);
@@ -104,15 +110,33 @@ void CtfTrace::end_event() {
 }
 
 void CtfTrace::flush() {
+  using Clock = std::chrono::steady_clock;
   size_t off = 0;
+  Clock::time_point progress = Clock::now();
+  bool stopping = false;
+  // Non-blocking sends and poll(): a blocking send() is restarted after a signal (SA_RESTART)
+  // and would keep ukstap, its probes attached, waiting for a stuck writer forever.
   while (fd_ >= 0 && !send_errno && off < enc_.b.size()) {
-    ssize_t n = ::send(fd_, enc_.b.data() + off, enc_.b.size() - off, MSG_NOSIGNAL);
-    if (n < 0) {
-      if (errno == EINTR) continue;
+    ssize_t n = ::send(fd_, enc_.b.data() + off, enc_.b.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      off += static_cast<size_t>(n);
+      progress = Clock::now();
+      continue;
+    }
+    if (n < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
       send_errno = errno;
       break;
     }
-    off += static_cast<size_t>(n);
+    if (!stopping && stop_requested_ && stop_requested_()) {
+      stopping = true;
+      progress = Clock::now();  // the grace counts from the signal
+    }
+    if (stopping && Clock::now() - progress > std::chrono::milliseconds(kStopGraceMs)) {
+      send_errno = ETIMEDOUT;  // the writer takes nothing: the rest is dropped
+      break;
+    }
+    struct pollfd p = {fd_, POLLOUT, 0};
+    ::poll(&p, 1, 100);  // EINTR or timeout: look at the stop flag again
   }
   bytes_sent += off;
   enc_.b.clear();
@@ -124,12 +148,27 @@ bool CtfTrace::close(std::string& why) {
   ::close(fd_);
   fd_ = -1;
   int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  bool killed = false;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kFinishSeconds);
+  for (;;) {
+    pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_ || (r < 0 && errno != EINTR)) break;
+    if (!killed && std::chrono::steady_clock::now() >= deadline) {
+      ::kill(pid_, SIGKILL);  // also ends a stopped writer
+      killed = true;
+    }
+    ::usleep(20000);
   }
   pid_ = -1;
+  if (killed) {
+    why = "the CTF writer of '" + dir_ + "' did not finish within " + std::to_string(kFinishSeconds) +
+          " s after the end of the run and was killed: the trace may be incomplete";
+    return false;
+  }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !send_errno) return true;
   why = "the CTF writer of '" + dir_ + "' failed";
-  if (send_errno) why += std::string(": ") + std::strerror(send_errno);
+  if (send_errno == ETIMEDOUT) why += ": it took no events for " + std::to_string(kStopGraceMs / 1000) + " s after the stop signal";
+  else if (send_errno) why += std::string(": ") + std::strerror(send_errno);
   else if (WIFSIGNALED(status)) why += " (signal " + std::to_string(WTERMSIG(status)) + ")";
   return false;
 }

@@ -32,6 +32,10 @@ class CtfTrace {
   // Checks DIR (trace_dir.h) and starts the writer process; false with `why` (one line).
   bool open(const std::string& dir, std::string& why);
   bool is_open() const { return fd_ >= 0; }
+  // ukstap's "a stop signal arrived" (loader/interrupt.h interrupted()): a send the writer does not
+  // take (stopped, or DIR on hung storage) is given up kStopGraceMs after it turns true, so ^C
+  // still ends ukstap and detaches its probes.
+  void set_stop_check(bool (*stop_requested)()) { stop_requested_ = stop_requested; }
   const std::string& dir() const { return dir_; }
 
   // Once, before any class: the clock (CLOCK_MONOTONIC ns; `realtime_offset_ns` = CLOCK_REALTIME
@@ -47,13 +51,17 @@ class CtfTrace {
   void end_event();
   // Sends what is buffered (also done every 64 KiB).
   void flush();
-  // EOF to the writer, then waits until it has finished the trace. False with `why` when the
-  // writer failed or a send did.
+  // EOF to the writer, then waits until it has finished the trace, at most kFinishSeconds: a
+  // writer still running then is SIGKILLed (the trace may be incomplete). False with `why` when
+  // the writer failed, was killed or a send failed.
   bool close(std::string& why);
 
   uint64_t events = 0;      // events sent
   uint64_t bytes_sent = 0;  // wire bytes sent
-  int send_errno = 0;       // first failed send (the writer died): later events are dropped
+  int send_errno = 0;       // first failed send (the writer died or was stuck): later events are dropped
+
+  static constexpr int kStopGraceMs = 2000;
+  static constexpr int kFinishSeconds = 5;
 
  private:
   void end_message();
@@ -63,6 +71,7 @@ class CtfTrace {
   Encoder enc_;
   size_t msg_start_ = 0;
   uint32_t classes_ = 0;
+  bool (*stop_requested_)() = nullptr;
 };
 
 }  // namespace ukstap::ctf

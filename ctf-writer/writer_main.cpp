@@ -3,8 +3,10 @@
 
 #include <babeltrace2/babeltrace.h>
 #include <signal.h>
+#include <sys/prctl.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "ctf-writer/bt_source.h"
 
@@ -16,12 +18,23 @@ int writer_main(int fd, const std::string& dir) {
   ::signal(SIGINT, SIG_IGN);
   ::signal(SIGTERM, SIG_IGN);
   ::signal(SIGHUP, SIG_IGN);
+  // exec of /proc/self/exe names the process "exe" (ps, top): give it a name that says what it is.
+  ::prctl(PR_SET_NAME, "ukstap-ctf");
   auto fail = [&](const char* what) {
     std::fprintf(stderr, "ukstap: cannot write the CTF trace '%s': %s\n", dir.c_str(), what);
     return 1;
   };
+  // This process runs as root (sudo -E keeps the caller's environment and HOME): it loads the
+  // ctf plugin from babeltrace2's system directory only, never from BABELTRACE_PLUGIN_PATH or
+  // ~/.local/lib/babeltrace2/plugins, and no Python plugin provider (whose directory
+  // LIBBABELTRACE2_PLUGIN_PROVIDER_DIR would name): libbabeltrace2 reads these at load time.
+  ::unsetenv("BABELTRACE_PLUGIN_PATH");
+  ::unsetenv("LIBBABELTRACE2_PLUGIN_PROVIDER_DIR");
+  ::setenv("LIBBABELTRACE2_DISABLE_PYTHON_PLUGINS", "1", 1);
   const bt_plugin* plugin = nullptr;
-  if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, BT_TRUE, &plugin) != BT_PLUGIN_FIND_STATUS_OK)
+  if (bt_plugin_find("ctf", /*find_in_std_env_var=*/BT_FALSE, /*find_in_user_dir=*/BT_FALSE,
+                     /*find_in_sys_dir=*/BT_TRUE, /*find_in_static=*/BT_FALSE, /*fail_on_load_error=*/BT_TRUE,
+                     &plugin) != BT_PLUGIN_FIND_STATUS_OK)
     return fail("babeltrace2's ctf plugin is not installed");
   const bt_component_class_sink* sink_cls = bt_plugin_borrow_sink_component_class_by_name_const(plugin, "fs");
   if (!sink_cls) return fail("babeltrace2's ctf plugin has no sink.ctf.fs");

@@ -10,6 +10,7 @@
 #include "ctf-writer/statedump_out.h"
 #include "common/stp_records.h"
 #include "driver/session.h"
+#include "loader/interrupt.h"
 
 namespace ukstap::loader {
 
@@ -72,6 +73,7 @@ CtfOutput::CtfOutput(Session& s, const codegen::ModuleInfo& m) : s_(s), m_(m) {}
 
 bool CtfOutput::open(const std::string& dir, std::string& why) {
   if (!trace_.open(dir, why)) return false;
+  trace_.set_stop_check(&interrupted);  // a stuck writer must not keep ^C from ending the run
   with_ustack_ = m_.uses_user_stacks;
   with_kstack_ = m_.uses_kernel_stacks;
   std::vector<FieldSpec> common = {
