@@ -133,6 +133,34 @@ static __always_inline int64_t stp__kstack_id(struct stp_common *k, void *ctx)
   return stp__stack_store(k, 1, h, 0, k->kw.pcs, k->kw.n, k->kw.n, 0);
 }
 
+/* The 16 hex digits of v's low 32 bits (8 digits, most significant first) as one word in
+ * memory order: the nibbles spread to bytes, byte-swapped, turned into '0'..'9' / 'a'..'f'
+ * without a branch. stp_token_str's digit loop was 16 stores and compares per token. */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+# error "stp__hex8_word and stp__token_key_copy assume little-endian words"
+#endif
+static __always_inline uint64_t stp__hex8_word(uint32_t x)
+{
+  uint64_t v = x, letter;
+  v = (v | (v << 16)) & 0x0000ffff0000ffffull;
+  v = (v | (v << 8)) & 0x00ff00ff00ff00ffull;
+  v = (v | (v << 4)) & 0x0f0f0f0f0f0f0f0full;  /* nibble i in byte i */
+  v = __builtin_bswap64(v);                     /* the top nibble first in memory */
+  letter = ((v + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull;  /* 1 where >= 10 */
+  return v + 0x3030303030303030ull + letter * ('a' - '0' - 10);
+}
+
+/* stp_token_str(buf, token, letter) as words (buf: STP_TOKEN_LEN + 1 bytes, any alignment). */
+static __always_inline void stp__token_str_words(char *buf, uint64_t token, char letter)
+{
+  buf[0] = STP_TOKEN_START;
+  buf[1] = letter;
+  *(uint64_t *)(void *)(buf + 2) = stp__hex8_word((uint32_t)(token >> 32));
+  *(uint64_t *)(void *)(buf + 10) = stp__hex8_word((uint32_t)token);
+  buf[18] = STP_TOKEN_END;
+  buf[19] = '\0';
+}
+
 /* ubacktrace() whose value is only an array key or printed (passes/backtrace_tokens.h): the
  * pcs stored under their content id and a token naming it (letter H), which user space prints
  * as ubacktrace()'s hex list. No formatting in the kernel and no MAXSTRINGLEN cut. Without user
@@ -150,7 +178,7 @@ static __always_inline void stp__ustack_hex_token(struct stp_common *k, char *bu
    * pcs, so equal texts from two processes are one key, as SystemTap's string keys are. */
   id = stp_stack_token(k->uw.phash, STP_USTACK_HEXSTR, STP_TOKEN_HEXID);
   stp__stack_store(k, STP__STACKS_UBT, id, k->uw.tgid, k->uw.pcs, k->uw.n, k->uw.exact, k->uw.stop);
-  stp_token_str(buf, id, STP_TOKEN_HEXID);
+  stp__token_str_words(buf, id, STP_TOKEN_HEXID);
 }
 #define _stp_ustack_hex_token(buf) stp__ustack_hex_token(&c->k, (buf))
 /* A key field that only ever holds such a token (STP_TOKEN_KEY_SIZE bytes, not MAXSTRINGLEN:
@@ -159,6 +187,23 @@ static __always_inline void stp__ustack_hex_token(struct stp_common *k, char *bu
  * walk). src is a string in BPF memory (a ubacktrace() result or a key variable). */
 static __always_inline void stp__token_key_copy(char *dst, const char *src)
 {
+  /* A token (STP_TOKEN_LEN bytes, none of them NUL, then a NUL): its 20 bytes as three loads.
+   * Anything else (a shorter string, "\n" without user registers) byte by byte. */
+#if STP_MAXSTRINGLEN >= STP_TOKEN_LEN + 1  /* src holds at least as many bytes */
+  uint64_t w0 = *(const uint64_t *)(const void *)src;
+  uint64_t w1 = *(const uint64_t *)(const void *)(src + 8);
+  uint32_t w2 = *(const uint32_t *)(const void *)(src + 16);
+#define STP__HAS_NUL(w, ones, highs) (((w) - (ones)) & ~(w) & (highs))
+  if (!STP__HAS_NUL(w0, 0x0101010101010101ull, 0x8080808080808080ull) &&
+      !STP__HAS_NUL(w1, 0x0101010101010101ull, 0x8080808080808080ull) &&
+      !STP__HAS_NUL(w2 | 0xff000000u, 0x01010101u, 0x80808080u) && !(w2 >> 24)) {
+    *(uint64_t *)(void *)dst = w0;
+    *(uint64_t *)(void *)(dst + 8) = w1;
+    *(uint32_t *)(void *)(dst + 16) = w2;
+    return;
+  }
+#undef STP__HAS_NUL
+#endif
 #pragma unroll
   for (int i = 0; i < STP_TOKEN_KEY_SIZE - 1; i++) {
     char ch = src[i];
