@@ -726,31 +726,8 @@ STP_FMT_INLINE int64_t stp_smod64(int64_t n, int64_t d)
   return n < 0 ? (int64_t)(0 - r) : (int64_t)r;
 }
 
-/* One sample into one CPU's statistic (buckets are the caller's: they depend on the kind).
- * avg_s and m2 are kept in units of 2^-shift (SystemTap's @variance(s, shift) precision: the
- * same shift for every use of one statistic); count/sum/min/max are the plain values. */
-STP_FMT_INLINE void stp_stat_update_shift(struct stp_stat_base *s, int64_t v, int shift)
-{
-  int64_t delta, vs = (int64_t)((uint64_t)v << shift);
-  if (s->count == 0) {
-    s->count = 1;
-    s->sum = s->min = s->max = v;
-    s->avg_s = vs;
-    s->m2 = 0;
-    return;
-  }
-  s->count++;
-  s->sum += v;
-  if (v < s->min)
-    s->min = v;
-  if (v > s->max)
-    s->max = v;
-  delta = vs - s->avg_s;
-  s->avg_s += stp_sdiv64(delta, s->count);
-  s->m2 += delta * (vs - s->avg_s);
-}
-
-/* The same without avg_s and m2 (they stay 0): a statistic no @variance reads. */
+/* One sample into one CPU's statistic (buckets are the caller's: they depend on the kind):
+ * count/sum/min/max, the plain values. A statistic no @variance reads needs only this. */
 STP_FMT_INLINE void stp_stat_update_plain(struct stp_stat_base *s, int64_t v)
 {
   if (s->count == 0) {
@@ -764,6 +741,22 @@ STP_FMT_INLINE void stp_stat_update_plain(struct stp_stat_base *s, int64_t v)
     s->min = v;
   if (v > s->max)
     s->max = v;
+}
+
+/* The same and the running mean and m2 @variance reads, kept in units of 2^-shift (SystemTap's
+ * @variance(s, shift) precision: the same shift for every use of one statistic). */
+STP_FMT_INLINE void stp_stat_update_shift(struct stp_stat_base *s, int64_t v, int shift)
+{
+  int64_t delta, vs = (int64_t)((uint64_t)v << shift);
+  stp_stat_update_plain(s, v);
+  if (s->count == 1) {  /* the first sample */
+    s->avg_s = vs;
+    s->m2 = 0;
+    return;
+  }
+  delta = vs - s->avg_s;
+  s->avg_s += stp_sdiv64(delta, s->count);
+  s->m2 += delta * (vs - s->avg_s);
 }
 
 STP_FMT_INLINE void stp_stat_update(struct stp_stat_base *s, int64_t v)
