@@ -94,7 +94,6 @@ static __always_inline void stp__kstack_sprint(struct stp_common *k, void *ctx, 
 static __always_inline void stp__kstack_hex(struct stp_common *k, void *ctx, char *buf, long skip,
                                             long max)
 {
-  uint32_t pos = 0;
   stp__kwalk(k, ctx);
   buf[0] = '\0';
   if (!k->kw.n) {
@@ -102,25 +101,7 @@ static __always_inline void stp__kstack_hex(struct stp_common *k, void *ctx, cha
     buf[1] = '\0';
     return;
   }
-  for (uint32_t i = 0; i < MAXBACKTRACE; i++) {
-    if (i >= k->kw.n || (long)i >= skip + max || pos >= STP_MAXSTRINGLEN - 1)
-      break;
-    if ((long)i < skip)
-      continue;
-    uint32_t start = pos;
-    pos = stp_bpf_sfmt_long((struct stp_strbuf *)buf, pos, (int64_t)k->kw.pcs[i & STP_UW_MASK_BITS],
-                            STP_FMT_SPEC('x', STP_FLAG_ALT, 0, -1));
-    /* Whole "0x… " entries only, as ubacktrace() (stp_bpf_ustack_records.h): an address cut at
-     * MAXSTRINGLEN would read back (print_stack, strtol) as another address. SystemTap's
-     * runtime copies its printed stack cut at MAXSTRINGLEN - 1 bytes, mid-address. */
-    if (pos >= STP_MAXSTRINGLEN - 1) {
-      buf[start & (STP_MAXSTRINGLEN - 1)] = '\0';
-      break;
-    }
-    buf[pos & (STP_MAXSTRINGLEN - 1)] = ' ';
-    pos++;
-    buf[pos & (STP_MAXSTRINGLEN - 1)] = '\0';
-  }
+  stp__pcs_hex(buf, k->kw.pcs, k->kw.n, skip, max);
 }
 
 /* symname/symdata: one kernel address. */

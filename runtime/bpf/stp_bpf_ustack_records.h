@@ -147,27 +147,22 @@ static __always_inline void stp__ustack_sprint(struct stp_common *k, char *buf, 
   stp__token_str(buf, token);
 }
 
-/* ubacktrace()/ucallers(): "0x%x " per frame from `skip`, at most `max` frames. */
-static __always_inline void stp__ustack_hex(struct stp_common *k, char *buf, long skip, long max)
+/* "0x%x " per pc of pcs[0..n) from `skip`, at most `max` of them, into buf (MAXSTRINGLEN):
+ * ubacktrace()/ucallers() and backtrace()/callers(). Whole "0x… " entries only: an address cut
+ * at MAXSTRINGLEN would read back (strtol, print_stack, print_usyms) as another address.
+ * SystemTap's runtime copies its printed stack cut at MAXSTRINGLEN - 1 bytes, mid-address. */
+static __always_inline void stp__pcs_hex(char *buf, const uint64_t *pcs, uint32_t n, long skip,
+                                         long max)
 {
   uint32_t pos = 0;
-  stp__uwalk(k);
-  buf[0] = '\0';
-  if (k->uw.stop == STP_STOP_NO_USER) {
-    buf[0] = '\n';
-    buf[1] = '\0';
-    return;
-  }
   for (uint32_t i = 0; i < MAXBACKTRACE; i++) {
-    if (i >= k->uw.n || (long)i >= skip + max || pos >= STP_MAXSTRINGLEN - 1)
+    if (i >= n || (long)i >= skip + max || pos >= STP_MAXSTRINGLEN - 1)
       break;
     if ((long)i < skip)
       continue;
     uint32_t start = pos;
-    pos = stp_bpf_sfmt_long((struct stp_strbuf *)buf, pos, (int64_t)k->uw.pcs[i & STP_UW_MASK_BITS],
+    pos = stp_bpf_sfmt_long((struct stp_strbuf *)buf, pos, (int64_t)pcs[i & STP_UW_MASK_BITS],
                             STP_FMT_SPEC('x', STP_FLAG_ALT, 0, -1));
-    /* Whole "0x… " entries only: an address cut at MAXSTRINGLEN would read back (strtol,
-     * print_usyms) as another address. SystemTap cuts the text mid-address. */
     if (pos >= STP_MAXSTRINGLEN - 1) {
       buf[start & (STP_MAXSTRINGLEN - 1)] = '\0';
       break;
@@ -176,6 +171,19 @@ static __always_inline void stp__ustack_hex(struct stp_common *k, char *buf, lon
     pos++;
     buf[pos & (STP_MAXSTRINGLEN - 1)] = '\0';
   }
+}
+
+/* ubacktrace()/ucallers(): "0x%x " per frame from `skip`, at most `max` frames. */
+static __always_inline void stp__ustack_hex(struct stp_common *k, char *buf, long skip, long max)
+{
+  stp__uwalk(k);
+  buf[0] = '\0';
+  if (k->uw.stop == STP_STOP_NO_USER) {
+    buf[0] = '\n';
+    buf[1] = '\0';
+    return;
+  }
+  stp__pcs_hex(buf, k->uw.pcs, k->uw.n, skip, max);
 }
 
 /* FNV-1a of a whole MAXSTRINGLEN buffer, 8 bytes at a time. A global function: unrolled inline,
