@@ -1,7 +1,7 @@
 // What LTTng-UST's statedump says about one loaded ELF file (lttng_ust_statedump:bin_info,
 // build_id, debug_link), computed from a mapping the VMA tracker saw instead of from
 // dl_iterate_phdr inside the process: babeltrace2's flt.lttng-utils.debug-info and Trace
-// Compass read these events to resolve addresses themselves (docs: /work/notes/ctfsym.md).
+// Compass read these events to resolve addresses themselves (docs/DESIGN.md "CTF traces").
 //
 // The values mean exactly what LTTng-UST 2.13 writes (src/lib/lttng-ust/lttng-ust-statedump.c,
 // src/common/elf.c), because the readers compute with them:
