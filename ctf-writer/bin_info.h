@@ -3,8 +3,8 @@
 // dl_iterate_phdr inside the process: babeltrace2's flt.lttng-utils.debug-info and Trace
 // Compass read these events to resolve addresses themselves (docs/DESIGN.md "CTF traces").
 //
-// The values mean exactly what LTTng-UST 2.13 writes (src/lib/lttng-ust/lttng-ust-statedump.c,
-// src/common/elf.c), because the readers compute with them:
+// The values mean exactly what LTTng-UST 2.13's own statedump writes, because the readers
+// compute with them:
 //   baddr   load bias + the first PT_LOAD's p_vaddr (dlpi_addr + p_vaddr): the address the
 //           file's lowest segment was loaded at; for a non-PIC program its link-time address
 //   memsz   highest PT_LOAD p_vaddr + p_memsz - lowest PT_LOAD p_vaddr

@@ -10,8 +10,8 @@
 //    (so every reader has seen it when the event comes); the first ones of a process are
 //    bracketed by start/end. A mapping that overlaps one emitted before for another file (exec,
 //    munmap + mmap of another file, a reused pid) restarts the process's statedump: `start`
-//    makes the readers forget the process's old files (debug-info.c
-//    handle_event_statedump_start), then the files in use are emitted again as stacks need them.
+//    makes the readers forget the process's old files (babeltrace2's debug-info filter does on
+//    a statedump start), then the files in use are emitted again as stacks need them.
 // 2. One `ukstap:callstack_user_frame` event per user frame, after the stack's event, same
 //    stream and timestamp, with the frame's address in the common context's `ip`: the filter
 //    resolves only that field (one address per event; it never looks into the callstack_user
