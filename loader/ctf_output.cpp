@@ -202,7 +202,6 @@ const CtfOutput::Class& CtfOutput::class_for(const Pending& p) {
 void CtfOutput::emit_pending() {
   if (!p_.active) return;
   p_.active = false;
-  if (stack_hook_ && p_.has_u && !p_.ustack.empty()) stack_hook_(p_.pid, p_.time_ns, p_.cpu, p_.ustack);
   const Class& cls = class_for(p_);
   auto uf = real_frames(p_.ustack), kf = real_frames(p_.kstack);
   std::vector<uint64_t> ua, ka;

@@ -74,12 +74,6 @@ class CtfOutput {
   // LTTng-UST statedump events and one event per user frame around every event with a user
   // stack, from the mappings `tracker` saw.
   void enable_statedump(vma::Tracker& tracker);
-  // Called before an event with a user stack is written, with its process, time, cpu and
-  // frames (leaf first; Frame::module is the file, mod_offset/mod_size the place in it): the
-  // place to emit statedump events (bin_info, build_id, debug_link) for mappings not described
-  // yet, so they precede the event in its stream (same cpu, time <= the event's).
-  using StackHook = std::function<void(uint32_t pid, uint64_t time_ns, uint32_t cpu, const std::vector<Frame>& frames)>;
-  void set_stack_hook(StackHook h) { stack_hook_ = std::move(h); }
   // Writes out the event being assembled and sends what is buffered.
   void flush();
   // Finishes the trace (the writer closes packets, streams and writes the metadata).
@@ -111,7 +105,6 @@ class CtfOutput {
   ctf::CtfTrace trace_;
   bool with_ustack_ = false, with_kstack_ = false;
   Pending p_;
-  StackHook stack_hook_;
   std::map<std::tuple<uint32_t, int, bool, bool>, Class> classes_;
   std::unique_ptr<ctf::EventOut> statedump_out_;
   std::unique_ptr<ctf::Statedump> statedump_;
