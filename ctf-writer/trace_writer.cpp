@@ -24,14 +24,36 @@ CtfTrace::~CtfTrace() {
 bool CtfTrace::open(const std::string& dir, std::string& why) {
   if (!prepare_trace_dir(dir, why)) return false;
   dir_ = dir;
+  who_ = "the CTF writer of '" + dir + "'";
+  return start("/proc/self/exe", {"ukstap-ctf-writer", dir}, {}, why);
+}
+
+bool CtfTrace::open_exe(const std::string& exe, const std::string& who, const std::vector<std::string>& env,
+                        std::string& why) {
+  who_ = who;
+  return start(exe, {exe}, env, why);
+}
+
+bool CtfTrace::start(const std::string& exe, const std::vector<std::string>& args, const std::vector<std::string>& env,
+                     std::string& why) {
+  // argv and the environment are made before fork(): the child only calls async-signal-safe
+  // functions.
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<std::string> env_s = env;
+  for (char** e = environ; *e; ++e) env_s.push_back(*e);
+  std::vector<char*> envp;
+  for (const std::string& e : env_s) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-    why = "cannot start the CTF writer: " + std::string(std::strerror(errno));
+    why = "cannot start " + who_ + ": " + std::string(std::strerror(errno));
     return false;
   }
   pid_t pid = ::fork();
   if (pid < 0) {
-    why = "cannot start the CTF writer: " + std::string(std::strerror(errno));
+    why = "cannot start " + who_ + ": " + std::string(std::strerror(errno));
     ::close(sv[0]);
     ::close(sv[1]);
     return false;
@@ -48,8 +70,7 @@ bool CtfTrace::open(const std::string& dir, std::string& why) {
       ::dup2(null, 0);
       ::dup2(null, 1);
     }
-    const char* argv[] = {"ukstap-ctf-writer", dir.c_str(), nullptr};
-    ::execv("/proc/self/exe", const_cast<char* const*>(argv));
+    ::execve(exe.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }
   ::close(sv[1]);
@@ -161,12 +182,12 @@ bool CtfTrace::close(std::string& why) {
   }
   pid_ = -1;
   if (killed) {
-    why = "the CTF writer of '" + dir_ + "' did not finish within " + std::to_string(kFinishSeconds) +
+    why = who_ + " did not finish within " + std::to_string(kFinishSeconds) +
           " s after the end of the run and was killed: the trace may be incomplete";
     return false;
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !send_errno) return true;
-  why = "the CTF writer of '" + dir_ + "' failed";
+  why = who_ + " failed";
   if (send_errno == ETIMEDOUT) why += ": it took no events for " + std::to_string(kStopGraceMs / 1000) + " s after the stop signal";
   else if (send_errno) why += std::string(": ") + std::strerror(send_errno);
   else if (WIFSIGNALED(status)) why += " (signal " + std::to_string(WTERMSIG(status)) + ")";

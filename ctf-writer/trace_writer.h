@@ -31,6 +31,11 @@ class CtfTrace {
 
   // Checks DIR (trace_dir.h) and starts the writer process; false with `why` (one line).
   bool open(const std::string& dir, std::string& why);
+  // `ukstap --lttng` (lttng-writer/README.md): starts the program `exe` as the writer instead
+  // (same socket on fd 3, same protocol), with `env` ("NAME=value") added to ukstap's
+  // environment; `who` names it in messages.
+  bool open_exe(const std::string& exe, const std::string& who, const std::vector<std::string>& env,
+                std::string& why);
   bool is_open() const { return fd_ >= 0; }
   // ukstap's "a stop signal arrived" (loader/interrupt.h interrupted()): a send the writer does not
   // take (stopped, or DIR on hung storage) is given up kStopGraceMs after it turns true, so ^C
@@ -65,7 +70,10 @@ class CtfTrace {
 
  private:
   void end_message();
+  bool start(const std::string& exe, const std::vector<std::string>& args, const std::vector<std::string>& env,
+             std::string& why);
   int fd_ = -1;
+  std::string who_;  // the writer, in messages
   pid_t pid_ = -1;
   std::string dir_;
   Encoder enc_;

@@ -288,7 +288,7 @@ int pass4_compile(Session& s) {
   for (auto& [name, value] : s.opts.defines)
     if (!is_limit(m, name)) dflags.push_back("-D" + name + (value.empty() ? "" : "=" + value));
   // --ctf=DIR: records carry the event's context (common/stp_records.h STP_REC_CTX_FLAG).
-  if (!s.opts.ctf_dir.empty()) dflags.push_back("-DSTP_CTF");
+  if (s.opts.output_as_events()) dflags.push_back("-DSTP_CTF");
 
   loader::Hasher h;
   h.add("ukstap-module-v1");

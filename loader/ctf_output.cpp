@@ -72,7 +72,7 @@ std::vector<const Frame*> real_frames(const std::vector<Frame>& fs) {
 CtfOutput::CtfOutput(Session& s, const codegen::ModuleInfo& m) : s_(s), m_(m) {}
 
 bool CtfOutput::open(const std::string& dir, std::string& why) {
-  if (!trace_.open(dir, why)) return false;
+  if (!trace_.is_open() && !trace_.open(dir, why)) return false;  // --lttng started its writer (lttng_output.h)
   trace_.set_stop_check(&interrupted);  // a stuck writer must not keep ^C from ending the run
   with_ustack_ = m_.uses_user_stacks;
   with_kstack_ = m_.uses_kernel_stacks;

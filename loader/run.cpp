@@ -54,6 +54,7 @@
 #include "loader/run_config.h"
 #include "loader/stack_sources.h"
 #include "loader/ctf_output.h"
+#include "loader/lttng_output.h"
 #include "loader/output.h"
 #include "loader/target.h"
 #include "loader/util.h"
@@ -431,9 +432,9 @@ int Runner::run() {
   ::signal(SIGPIPE, SIG_IGN);
 
   std::string why;
-  if (!s_.opts.ctf_dir.empty()) {
+  if (s_.opts.output_as_events()) {
     ctf_ = std::make_unique<loader::CtfOutput>(s_, m_);
-    if (!ctf_->open(s_.opts.ctf_dir, why)) {
+    if (!(s_.opts.lttng ? loader::open_lttng(*ctf_, why) : ctf_->open(s_.opts.ctf_dir, why))) {
       s_.diag.fatal(why);  // one line, exit 1 (nothing was loaded)
       return 1;
     }
@@ -478,7 +479,7 @@ int Runner::run() {
   if (m_.uses_user_stacks && !stacks_.start_user(target_pid_, target_.path(), out_, why))
     return fail(why);
   if (m_.uses_kernel_stacks) stacks_.start_kernel(out_);
-  if (ctf_ && stacks_.tracker()) ctf_->enable_statedump(*stacks_.tracker());  // --ctf: symbols for the tools
+  if (ctf_ && !s_.opts.lttng && stacks_.tracker()) ctf_->enable_statedump(*stacks_.tracker());  // --ctf: symbols for the tools
   ms_stacks = ms_since(t_start);
   // One configuration for both sides, made before either is loaded (run_config.h).
   loader::RunConfigInput cin;

@@ -289,7 +289,7 @@ int run_session(Session& s) {
 
   // Pass 5 prints its own diagnostics (ERROR/WARNING lines, "Pass 5: run failed.").
   // --profile --ctf=DIR: the sampling script's events go to the trace like any script's.
-  if (s.opts.profile_hz > 0 && s.opts.ctf_dir.empty()) {
+  if (s.opts.profile_hz > 0 && !s.opts.output_as_events()) {
     int rc = loader::run_profile(s, profile_format, profile_dest);
     return rc != 0 ? rc : flush_stdout(0);
   }

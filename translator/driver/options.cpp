@@ -49,6 +49,7 @@ enum LongOnly {
   OPT_DEMANGLE,
   OPT_NO_DEMANGLE,
   OPT_CTF,
+  OPT_LTTNG,
 };
 
 const char kShortOpts[] = ":hVvp:e:c:x:o:d:km:D:G:I:T:l:L:gwuWPS:i";
@@ -74,6 +75,7 @@ const struct option kLongOpts[] = {
     {"demangle", no_argument, nullptr, OPT_DEMANGLE},
     {"no-demangle", no_argument, nullptr, OPT_NO_DEMANGLE},
     {"ctf", required_argument, nullptr, OPT_CTF},
+    {"lttng", no_argument, nullptr, OPT_LTTNG},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -203,6 +205,9 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
       case OPT_CTF:
         if (!*optarg) return usage_error("--ctf needs a directory: --ctf=DIR.");
         opts.ctf_dir = optarg;
+        break;
+      case OPT_LTTNG:
+        opts.lttng = true;
         break;
       case OPT_FORMAT: {
         std::string f = optarg;
@@ -351,6 +356,10 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
     return usage_error("You can't specify -c and -x options together.");
   if (!opts.ctf_dir.empty() && !opts.profile_format.empty())
     return usage_error("--format does not apply to --ctf: --profile --ctf=DIR writes the samples as CTF events.");
+  if (opts.lttng && !opts.ctf_dir.empty())
+    return usage_error("--lttng and --ctf cannot be combined: --lttng's events are written by LTTng's sessions.");
+  if (opts.lttng && !opts.profile_format.empty())
+    return usage_error("--format does not apply to --lttng: --profile --lttng emits the samples as LTTng events.");
   if (opts.output_size_mb > 0 && (opts.output_file.empty() || opts.output_file == "-"))
     return usage_error("-S needs an output file (-o FILE): it switches FILE.0, FILE.1, ...");
 
@@ -409,6 +418,9 @@ void print_usage(std::ostream& out) {
          "              Trace Compass): one event per output statement, named after its\n"
          "              probe point, with LTTng's vpid/vtid/procname and callstack contexts;\n"
          "              text only to -o FILE if given (also with --profile)\n"
+         "   --lttng    emit the same events as LTTng-UST events ukstap:event, recorded by the\n"
+         "              LTTng sessions that enable them (local, --live through lttng-relayd,\n"
+         "              snapshot); text only to -o FILE if given (also with --profile)\n"
          "   --no-demangle  print C++ names as the ELF symbol table has them (as SystemTap\n"
          "              does), in backtraces, usymname() and profiles; demangled by default\n"
          "   --demangle the default: C++ names demangled (ns::Klass::f(int))\n"

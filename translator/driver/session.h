@@ -58,6 +58,9 @@ struct Options {
   int profile_hz = 0;              // --profile[=HZ]: sampling profile mode (0: off)
   std::string profile_format;      // --format: folded, svg or pprof ("": from -o's extension)
   std::string ctf_dir;             // --ctf=DIR: the script's output as a CTF trace (ctf-writer/)
+  bool lttng = false;              // --lttng: the same events as LTTng-UST events (lttng-writer/)
+  // --ctf or --lttng: the script's output becomes events (loader/ctf_output.h).
+  bool output_as_events() const { return !ctf_dir.empty() || lttng; }
   int demangle = -1;  // --demangle 1, --no-demangle 0; -1 (default): demangled
   // SystemTap's options that scripts and .meta files pass (issue 14; ukstap(1) says what each
   // does here, the no-ops say why).

@@ -1,0 +1,45 @@
+// --lttng's writer process (lttng_output.h).
+#include "loader/lttng_output.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "loader/ctf_output.h"
+
+namespace ukstap::loader {
+
+namespace {
+
+std::string dir_of(const std::string& p) {
+  size_t slash = p.rfind('/');
+  return slash == std::string::npos ? "." : p.substr(0, slash == 0 ? 1 : slash);
+}
+
+std::string real(const std::string& p) {
+  char buf[PATH_MAX];
+  return ::realpath(p.c_str(), buf) ? std::string(buf) : p;
+}
+
+}  // namespace
+
+std::string lttng_writer_path() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  std::string dir = n > 0 ? dir_of(std::string(buf, (size_t)n)) : "";
+  if (dir.empty() || real(dir) == real(UKSTAP_BINDIR)) return std::string(UKSTAP_PKGLIBEXECDIR) + "/ukstap-lttng-writer";
+  return dir + "/ukstap-lttng-writer";
+}
+
+bool open_lttng(CtfOutput& out, std::string& why) {
+  std::string exe = lttng_writer_path();
+  if (::access(exe.c_str(), X_OK) != 0) {
+    why = "--lttng: the LTTng writer '" + exe + "' is missing (ukstap was built without it or not installed)";
+    return false;
+  }
+  // liblttng-ust reads LTTNG_UST_ALLOW_BLOCKING in its constructor, before the writer's main().
+  if (!out.trace().open_exe(exe, "the LTTng writer", {"LTTNG_UST_ALLOW_BLOCKING=1"}, why)) return false;
+  return out.open("", why);
+}
+
+}  // namespace ukstap::loader
