@@ -170,7 +170,11 @@ void on_init(State& s, Decoder& d) {
   uint32_t nenv = d.u32();
   for (uint32_t i = 0; i < nenv && d.ok; ++i) {
     std::string k = d.str(), v = d.str();
-    if (d.ok) bt_trace_set_environment_entry_string(s.trace, k.c_str(), v.c_str());
+    // A value of digits is an integer entry (tracer_major = 2;, as LTTng writes it: Trace
+    // Compass parses the version as an integer).
+    bool digits = !v.empty() && v.size() < 19 && v.find_first_not_of("0123456789") == std::string::npos;
+    if (d.ok && digits) bt_trace_set_environment_entry_integer(s.trace, k.c_str(), std::stoll(v));
+    else if (d.ok) bt_trace_set_environment_entry_string(s.trace, k.c_str(), v.c_str());
   }
   uint32_t ncommon = d.u32();
   bt_field_class* cc = bt_field_class_structure_create(s.tc);

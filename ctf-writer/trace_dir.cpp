@@ -13,7 +13,8 @@
 namespace ukstap::ctf {
 
 bool is_ukstap_metadata(const std::string& text) {
-  return text.find("tracer_name = \"" + std::string(kTracerName) + "\";") != std::string::npos;
+  return text.find(std::string(kProducerKey) + " = \"" + kTracerName + "\";") != std::string::npos ||
+         text.find("tracer_name = \"" + std::string(kTracerName) + "\";") != std::string::npos;
 }
 
 namespace {

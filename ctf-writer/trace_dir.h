@@ -25,7 +25,9 @@ bool is_ukstap_metadata(const std::string& metadata_text);
 // The trace's directory in DIR (also the trace's name).
 inline constexpr const char* kTraceSubdir = "ukstap";
 
-// The environment entry that marks a ukstap trace (trace_writer.cpp writes it).
+// The environment entry that marks a ukstap trace (trace_writer.cpp writes it): producer =
+// "ukstap" (tracer_name = "ukstap" in traces of ukstap before it declared LTTng-UST's layout).
 inline constexpr const char* kTracerName = "ukstap";
+inline constexpr const char* kProducerKey = "producer";
 
 }  // namespace ukstap::ctf

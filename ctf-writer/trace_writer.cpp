@@ -87,7 +87,23 @@ void CtfTrace::end_message() {
 
 void CtfTrace::init(uint64_t realtime_offset_ns, std::vector<std::pair<std::string, std::string>> env,
                     const std::vector<FieldSpec>& common) {
-  env.insert(env.begin(), {"tracer_name", kTracerName});
+  // The environment by which Trace Compass and babeltrace2 know LTTng-UST's event layout
+  // (LTTng-UST 2.13 writes these keys; ours are checked against such a trace in
+  // testsuite/e2e/run_lttng_live.sh): Trace Compass opens a trace as LTTng-UST only when
+  // domain = "ust", and runs its debug-info analysis (lttng_ust_statedump events, the vpid and
+  // ip contexts) only when tracer_name = "lttng-ust" with tracer_major.tracer_minor >= 2.8, both
+  // integers. The events it reads there are laid out as LTTng-UST 2.13 lays them out
+  // (ctf-writer/statedump.h); babeltrace2 2.0's LTTng quirks do not apply to 2.13. `producer`
+  // says who wrote the trace (and marks it for trace_dir.h).
+  std::vector<std::pair<std::string, std::string>> own = {
+      {"domain", "ust"}, {"tracer_name", "lttng-ust"}, {"tracer_major", "2"}, {"tracer_minor", "13"},
+      {kProducerKey, kTracerName}};
+  std::erase_if(env, [&](const auto& kv) {
+    for (const auto& o : own)
+      if (o.first == kv.first) return true;
+    return false;
+  });
+  env.insert(env.begin(), own.begin(), own.end());
   msg_start_ = enc_.b.size();
   enc_.u32(0);
   enc_.u8(static_cast<uint8_t>(Kind::Init));

@@ -55,6 +55,13 @@ TEST_CASE("prepare_trace_dir: what DIR may be", "[ctf]") {
     REQUIRE(ukstap::ctf::prepare_trace_dir(t / "d", why));
     REQUIRE(::access((t / "d/ukstap").c_str(), F_OK) != 0);
   }
+  SECTION("a ukstap trace declaring LTTng-UST's layout (producer = \"ukstap\"): its files removed") {
+    ::mkdir((t / "d").c_str(), 0755);
+    ::mkdir((t / "d/ukstap").c_str(), 0755);
+    t.write("d/ukstap/metadata", "/* CTF 1.8 */\nenv {\n\tdomain = \"ust\";\n\ttracer_name = \"lttng-ust\";\n\tproducer = \"ukstap\";\n};\n");
+    REQUIRE(ukstap::ctf::prepare_trace_dir(t / "d", why));
+    REQUIRE(::access((t / "d/ukstap").c_str(), F_OK) != 0);
+  }
   SECTION("another tracer's trace: refused, left as it was") {
     ::mkdir((t / "d").c_str(), 0755);
     ::mkdir((t / "d/ukstap").c_str(), 0755);

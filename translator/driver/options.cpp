@@ -419,7 +419,7 @@ void print_usage(std::ostream& out) {
          "              probe point, with LTTng's vpid/vtid/procname and callstack contexts;\n"
          "              text only to -o FILE if given (also with --profile)\n"
          "   --lttng    emit the same events as LTTng-UST events ukstap:event, recorded by the\n"
-         "              LTTng sessions that enable them (local, --live through lttng-relayd,\n"
+         "              LTTng sessions that enable them (local, live through lttng-relayd,\n"
          "              snapshot); text only to -o FILE if given (also with --profile)\n"
          "   --no-demangle  print C++ names as the ELF symbol table has them (as SystemTap\n"
          "              does), in backtraces, usymname() and profiles; demangled by default\n"
