@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <vector>
+
 #include "loader/ctf_output.h"
 
 namespace ukstap::loader {
@@ -37,8 +39,13 @@ bool open_lttng(CtfOutput& out, std::string& why) {
     why = "--lttng: the LTTng writer '" + exe + "' is missing (ukstap was built without it or not installed)";
     return false;
   }
-  // liblttng-ust reads LTTNG_UST_ALLOW_BLOCKING in its constructor, before the writer's main().
-  if (!out.trace().open_exe(exe, "the LTTng writer", {"LTTNG_UST_ALLOW_BLOCKING=1"}, why)) return false;
+  // liblttng-ust reads these in its constructor, before the writer's main(). Its constructor
+  // waits for the session daemons to enable the writer's events (3 s by default): events sent
+  // before that would not be recorded (the writer counts them), so on a loaded machine it waits
+  // longer, unless the user chose.
+  std::vector<std::string> env = {"LTTNG_UST_ALLOW_BLOCKING=1"};
+  if (!::getenv("LTTNG_UST_REGISTER_TIMEOUT")) env.push_back("LTTNG_UST_REGISTER_TIMEOUT=10000");
+  if (!out.trace().open_exe(exe, "the LTTng writer", env, why)) return false;
   return out.open("", why);
 }
 

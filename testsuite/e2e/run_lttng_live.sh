@@ -62,7 +62,7 @@ probe syscall.close { if (pid() == target() && execname() == "ctf_prog") printf(
 STP
 t "a live session through lttng-relayd on 127.0.0.1 (private sessiond, ports $P1 $P2 $P3)" 0 '' '' -- bash -c "
   $(declare -f as_nobody); LH='$LH'
-  for i in \$(seq 100); do as_nobody lttng list > /dev/null 2>&1 && break; sleep 0.1; done
+  for i in \$(seq 300); do as_nobody lttng list > /dev/null 2>&1 && break; sleep 0.1; done
   as_nobody lttng create '$SESS' --live=100000 --set-url=net://127.0.0.1:$P1:$P2 > '$LH/ctl.log' 2>&1 &&
   as_nobody lttng enable-channel --userspace ch --blocking-timeout=inf >> '$LH/ctl.log' 2>&1 &&
   as_nobody lttng enable-event --userspace --channel=ch 'ukstap:*' >> '$LH/ctl.log' 2>&1 &&
