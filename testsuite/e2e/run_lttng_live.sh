@@ -66,9 +66,13 @@ t "a live session through lttng-relayd on 127.0.0.1 (private sessiond, ports $P1
   as_nobody lttng create '$SESS' --live=100000 --set-url=net://127.0.0.1:$P1:$P2 > '$LH/ctl.log' 2>&1 &&
   as_nobody lttng enable-channel --userspace ch --blocking-timeout=inf >> '$LH/ctl.log' 2>&1 &&
   as_nobody lttng enable-event --userspace --channel=ch 'ukstap:*' >> '$LH/ctl.log' 2>&1 &&
-  as_nobody lttng enable-channel --userspace sd >> '$LH/ctl.log' 2>&1 &&
-  as_nobody lttng add-context --userspace --channel=sd -t vpid -t vtid -t ip -t procname >> '$LH/ctl.log' 2>&1 &&
-  as_nobody lttng enable-event --userspace --channel=sd 'lttng_ust_statedump:*' >> '$LH/ctl.log' 2>&1 &&
+  as_nobody lttng start >> '$LH/ctl.log' 2>&1 || { cat '$LH/ctl.log'; exit 1; }
+  # A second, local session records liblttng-ust's own statedump of the writer (the layout check
+  # below). Not a second channel of the live session: babeltrace2 2.0.4's live reader fails
+  # (\"No stream class with ID 1\") when a second channel's data comes before its metadata.
+  as_nobody lttng create sd --output='$LH/sd' >> '$LH/ctl.log' 2>&1 &&
+  as_nobody lttng add-context --userspace -t vpid -t vtid -t ip -t procname >> '$LH/ctl.log' 2>&1 &&
+  as_nobody lttng enable-event --userspace 'lttng_ust_statedump:*' >> '$LH/ctl.log' 2>&1 &&
   as_nobody lttng start >> '$LH/ctl.log' 2>&1 || { cat '$LH/ctl.log'; exit 1; }
   babeltrace2 --component=src.ctf.lttng-live \
     --params='inputs=[\"net://127.0.0.1:$P3/host/$HOST/$SESS\"],session-not-found-action=\"end\"' \
@@ -86,6 +90,7 @@ t "a live session through lttng-relayd on 127.0.0.1 (private sessiond, ports $P1
   echo \"\$(grep -c ' ukstap:event: ' '$T_TMP/live.txt') \$want\" > '$T_TMP/before_stop'
   as_nobody lttng stop '$SESS' >> '$LH/ctl.log' 2>&1
   as_nobody lttng destroy '$SESS' >> '$LH/ctl.log' 2>&1
+  as_nobody lttng destroy sd >> '$LH/ctl.log' 2>&1
   for i in \$(seq 300); do kill -0 \$reader 2> /dev/null || break; sleep 0.1; done
   if kill -0 \$reader 2> /dev/null; then echo 'the live reader did not end after lttng destroy'; kill \$reader; fi
   wait \$reader; echo \"reader rc \$?\" >> '$T_TMP/live.err'
@@ -101,13 +106,13 @@ t "the relay daemon's copy of the session has the events the live reader printed
   [ \"\$a\" = \"\$b\" ] || { echo \"relayd's copy \$a, live \$b\"; exit 1; }"
 
 # --- Trace Compass's environment for --ctf traces ------------------------------------------------
-# The writer is an LTTng-UST application: the session's channel `sd` recorded liblttng-ust's own
+# The writer is an LTTng-UST application: the local session `sd` recorded liblttng-ust's own
 # statedump of it, with the vpid/vtid/ip/procname contexts: a real LTTng-UST trace of this
 # machine's LTTng-UST, the truth for the layout a --ctf trace declares (lttng_layout_check.py).
 t "--ctf of the same program: a trace with statedump events" 0 '' '' -- \
   "$UKSTAP" --ctf="$T_TMP/ctf" -o "$T_TMP/ctf.text" "$T_TMP/s.stp" -c "$P $T_TMP/facts2 3"
 t "--ctf's env (domain, tracer_name, tracer_major/minor) and statedump layout = LTTng-UST's here" 0 '~^ok: env domain=ust, tracer_name=lttng-ust, tracer_major=2, tracer_minor=[0-9]+; 3 statedump classes$' '' -- \
-  $PY "$UKSTAP_TOP_SRCDIR/testsuite/e2e/lttng_layout_check.py" "$LH/relayd" "$T_TMP/ctf"
+  $PY "$UKSTAP_TOP_SRCDIR/testsuite/e2e/lttng_layout_check.py" "$LH/sd" "$T_TMP/ctf"
 t "... and babeltrace2 still reads it, --debug-info resolving leaf_open as the text names it" 0 '' '' -- bash -c "
   n=\$(babeltrace2 --debug-info '$T_TMP/ctf' | grep -c 'ukstap:callstack_user_frame: .*func = \"leaf_open+') &&
   [ \"\$n\" = 3 ] && [ \"\$(grep -c ' : leaf_open+' '$T_TMP/ctf.text')\" = 3 ] || echo \"\$n leaf_open frames\""
