@@ -94,6 +94,27 @@ uint32_t CtfTrace::define_class(const std::string& name, const std::vector<Field
   return classes_++;
 }
 
+uint32_t CtfTrace::define_symbol(std::string_view text) {
+  msg_start_ = enc_.b.size();
+  enc_.u32(0);
+  enc_.u8(static_cast<uint8_t>(Kind::Symbol));
+  enc_.u32(symbols_);
+  enc_.u32(static_cast<uint32_t>(text.size()));
+  enc_.b.append(text);
+  end_message();
+  return symbols_++;
+}
+
+void CtfTrace::discarded(uint32_t cpu, uint64_t ts_ns, uint64_t count) {
+  msg_start_ = enc_.b.size();
+  enc_.u32(0);
+  enc_.u8(static_cast<uint8_t>(Kind::Discarded));
+  enc_.u32(cpu);
+  enc_.u64(ts_ns);
+  enc_.u64(count);
+  end_message();
+}
+
 Encoder& CtfTrace::begin_event(uint32_t class_id, uint64_t ts_ns, uint32_t cpu) {
   msg_start_ = enc_.b.size();
   enc_.u32(0);
