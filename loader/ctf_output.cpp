@@ -223,7 +223,10 @@ void CtfOutput::report_drops() {
   if (!drops_) return;
   const uint64_t now = *drops_;
   if (now <= drops_reported_) return;
-  trace_.discarded(last_cpu_, last_ts_, now - drops_reported_);
+  // At the last event's time, in its stream: the range goes from that stream's last packet end
+  // to there (the range CTF can express; a later time could make the stream's next events look
+  // earlier than it). Before any event: now.
+  trace_.discarded(last_cpu_, last_ts_ ? last_ts_ : clock_ns(CLOCK_MONOTONIC), now - drops_reported_);
   drops_reported_ = now;
 }
 
@@ -242,7 +245,7 @@ void CtfOutput::emit_pending() {
   for (auto* f : kf) sym_scratch_.push_back(symbol_of(*f));
   const ctf::StackEvent sev{(int)p_.pid, (int)p_.tid, p_.cpu, p_.time_ns};
   if (statedump_ && p_.has_u) statedump_->before(sev, p_.ustack);  // the files its frames need
-  last_ts_ = std::max(last_ts_, p_.time_ns);
+  last_ts_ = p_.time_ns;
   last_cpu_ = p_.cpu;
   ctf::Encoder& e = trace_.begin_event(cls.id, p_.time_ns, p_.cpu);
   emit_common(e, p_.pid, p_.tid, p_.comm, p_.has_u ? &ua_ : nullptr, p_.has_k ? &ka_ : nullptr);

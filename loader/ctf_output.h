@@ -132,7 +132,7 @@ class CtfOutput {
   void report_drops();
   const volatile uint64_t* drops_ = nullptr;
   uint64_t drops_reported_ = 0;
-  uint64_t last_ts_ = 0;   // the latest event time sent
+  uint64_t last_ts_ = 0;   // the time of the last event sent
   uint32_t last_cpu_ = 0;  // the CPU of the last event sent
   std::map<std::tuple<uint32_t, int, bool, bool>, Class> classes_;
   std::unique_ptr<ctf::EventOut> statedump_out_;
