@@ -21,6 +21,7 @@ namespace ukstap::ctf {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr size_t kReadBytes = 1 << 20;
 
 struct EventClass {
   bt_event_class* ec = nullptr;
@@ -51,6 +52,7 @@ struct State {
   std::vector<std::string> symbols;    // by symbol id (wire.h Symbol)
   std::map<uint32_t, Stream> streams;  // by cpu
   std::string buf;                     // bytes read, not yet decoded (from `pos`)
+  std::vector<char> rd;                // read(2)'s buffer
   size_t pos = 0;
   bool eof = false, ended = false;
   uint64_t raised = 0;                 // events whose timestamp was raised to their stream's last
@@ -354,18 +356,20 @@ bt_message_iterator_class_next_method_status next(bt_self_message_iterator* it, 
   State& s = *static_cast<State*>(bt_self_message_iterator_get_data(it));
   if (s.out.empty()) {
     if (s.ended) return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
-    decode_some(s, 256);
+    decode_some(s, 1024);
     if (s.out.empty() && !s.eof) {
       struct pollfd p = {s.fd, POLLIN, 0};
       int r = ::poll(&p, 1, kIdleMs);
       if (r == 0) {
         end_all(s, false);  // idle: what was written so far is in closed packets
       } else {
-        char tmp[1 << 16];
-        ssize_t n = ::read(s.fd, tmp, sizeof tmp);
-        if (n > 0) s.buf.append(tmp, static_cast<size_t>(n));
+        // Reads up to 1 MiB at once: the sender has that much in flight (trace_writer.cpp), and
+        // each smaller read was a wake-up of the writer and of ukstap.
+        if (s.rd.empty()) s.rd.resize(kReadBytes);
+        ssize_t n = ::read(s.fd, s.rd.data(), s.rd.size());
+        if (n > 0) s.buf.append(s.rd.data(), static_cast<size_t>(n));
         else if (n == 0 || (errno != EINTR && errno != EAGAIN)) s.eof = true;
-        decode_some(s, 256);
+        decode_some(s, 1024);
       }
     }
     if (s.eof && s.out.empty()) {

@@ -53,6 +53,12 @@ bool CtfTrace::open(const std::string& dir, std::string& why) {
     ::_exit(127);
   }
   ::close(sv[1]);
+  // Room for bursts: while the writer catches up, ukstap keeps draining the BPF ring into the
+  // socket instead of waiting on it (the ring drops what it cannot hold). Root may exceed
+  // net.core.wmem_max (SO_SNDBUFFORCE); otherwise the default stays.
+  int sndbuf = kSocketBytes;
+  if (::setsockopt(sv[0], SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof sndbuf) != 0)
+    ::setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
   fd_ = sv[0];
   pid_ = pid;
   return true;

@@ -68,6 +68,7 @@ class CtfTrace {
   int send_errno = 0;       // first failed send (the writer died or was stuck): later events are dropped
 
   static constexpr int kStopGraceMs = 2000;
+  static constexpr int kSocketBytes = 8 << 20;  // the socket's send buffer
   static constexpr int kFinishSeconds = 5;
 
  private:
