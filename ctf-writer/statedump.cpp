@@ -158,11 +158,12 @@ void Statedump::after(const StackEvent& e, const std::vector<loader::Frame>& fra
   if (e.pid <= 0) return;
   Proc& pr = procs_[e.pid];
   size_t depth = 0;
-  std::vector<FieldValue> v(2);
+  std::vector<FieldValue> v;  // made for the first new frame only: most stacks have none
   for (const loader::Frame& f : frames) {
     if (f.kernel || !f.addr) continue;  // kernel frames; a profile's "[user stack cut short]" note
     const uint64_t ip = frame_ip(f, depth);
     if (pr.frames_sent.insert(ip).second) {
+      v.resize(2);
       uint32_t c = cls(c_frame_, "ukstap:callstack_user_frame",
                        {{"depth", FieldKind::U32}, {"address", FieldKind::U64Hex}});
       v[0].u = depth;

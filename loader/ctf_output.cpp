@@ -61,8 +61,8 @@ std::string frame_text(const Frame& f) {
 }
 
 // A stack's frames that are addresses: a profile's "[user stack cut short: ...]" note is not.
-std::vector<const Frame*> real_frames(const std::vector<Frame>& fs) {
-  std::vector<const Frame*> out;
+const std::vector<const Frame*>& real_frames(const std::vector<Frame>& fs, std::vector<const Frame*>& out) {
+  out.clear();
   for (const Frame& f : fs)
     if (f.addr) out.push_back(&f);
   return out;
@@ -234,7 +234,8 @@ void CtfOutput::emit_pending() {
   if (!p_.active) return;
   p_.active = false;
   const Class& cls = class_for(p_);
-  auto uf = real_frames(p_.ustack), kf = real_frames(p_.kstack);
+  const auto& uf = real_frames(p_.ustack, uf_);
+  const auto& kf = real_frames(p_.kstack, kf_);
   ua_.clear();
   ka_.clear();
   for (auto* f : uf) ua_.push_back(f->addr);

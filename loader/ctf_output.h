@@ -128,7 +128,8 @@ class CtfOutput {
   uint32_t symbol_of(const Frame& f);
   std::unordered_map<FrameKey, uint32_t, FrameKeyHash> symbols_;
   std::vector<uint32_t> sym_scratch_;
-  std::vector<uint64_t> ua_, ka_;
+  std::vector<uint64_t> ua_, ka_;              // per-event scratch, kept for their capacity
+  std::vector<const Frame*> uf_, kf_;
   void report_drops();
   const volatile uint64_t* drops_ = nullptr;
   uint64_t drops_reported_ = 0;
