@@ -289,7 +289,14 @@ void on_discarded(State& s, Decoder& d) {
   if (!d.ok || !s.sc || !count) return;
   Stream& st = open_stream(s, cpu);
   end_packet(s, st);
-  const uint64_t begin = st.had_packet ? st.last_ts : std::max(ts, st.last_ts);
+  if (!st.had_packet) {
+    // Readers take a stream's first packet's count as a start, not as a loss ("may have
+    // discarded", no N): an empty packet with none comes first.
+    begin_packet(s, st, cpu, std::max(ts, st.last_ts));
+    st.last_ts = std::max(ts, st.last_ts);
+    end_packet(s, st);
+  }
+  const uint64_t begin = st.last_ts;
   const uint64_t end = std::max(ts, begin);
   bt_message* m = bt_message_discarded_events_create_with_default_clock_snapshots(s.it, st.stream, begin, end);
   bt_message_discarded_events_set_count(m, count);

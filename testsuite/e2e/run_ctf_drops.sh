@@ -55,4 +55,36 @@ t "the program made its $M calls; ukstap reports lost records" 0 '' '' -- \
   test "$calls" = "$M" -a "${lost:-0}" -gt 0
 t "babeltrace2's discarded events = ukstap's dropped records" 0 '' '' -- test "$discarded" = "$lost"
 t "... and events + discarded = the program's calls" 0 '' '' -- test $((events + discarded)) = "$calls"
+
+# --- the writer alone, fed wire.h messages by hand (as run_ctf.sh's feed.py): 7 lost before any
+# event (cpu 1: a stream without a packet yet), 3 after an event at t=1000 and 4 after one at
+# t=2000 (cpu 0). Truth: the input; every count is read back, none as "may have discarded" (a
+# stream's first packet gives readers no count).
+cat > "$T_TMP/feed.py" <<'PY'
+import os, socket, struct, subprocess, sys
+ukstap, d = sys.argv[1], sys.argv[2]
+a, b = socket.socketpair()
+a2 = a.dup(); a.close(); a = a2  # fd 3 is for the writer's end
+os.dup2(b.fileno(), 3)
+w = subprocess.Popen(["ukstap-ctf-writer", d], executable=ukstap, pass_fds=[3], stdout=subprocess.DEVNULL)
+os.close(3)
+b.close()
+s = lambda t: struct.pack("<I", len(t)) + t
+msg = lambda body: struct.pack("<I", len(body)) + body
+lost = lambda cpu, ts, n: msg(b"\x05" + struct.pack("<IQQ", cpu, ts, n))
+event = lambda ts, n: msg(b"\x03" + struct.pack("<IQI", 0, ts, 0) + struct.pack("<Q", n))
+out = msg(b"\x01" + struct.pack("<Q", 0) + s(b"monotonic") + struct.pack("<II", 0, 0))
+out += lost(1, 500, 7)
+out += msg(b"\x02" + struct.pack("<I", 0) + s(b"ev") + struct.pack("<I", 1) + bytes([2, 64, 10, 0]) + s(b"n"))
+out += event(1000, 1) + lost(0, 1000, 3) + event(2000, 2) + lost(0, 2000, 4)
+a.sendall(out)
+a.close()
+sys.exit(w.wait())
+PY
+t "the writer fed by hand: losses before any event and between events" 0 '' '' -- \
+  /usr/bin/python3 "$T_TMP/feed.py" "$UKSTAP" "$T_TMP/fed"
+t "... babeltrace2 reads each count at its time, and both events" 0 \
+  $'7 000000500\n3 000001000\n4 000002000\nev 1\nev 2\n' '' -- bash -c "
+  babeltrace2 '$T_TMP/fed' 2>&1 | sed -nE -e 's/^WARNING: Tracer discarded ([0-9]+) events between \\[[0-9:]+\\.([0-9]+)\\].*/\\1 \\2/p' \
+    -e 's/.* (ev): .* n = ([0-9]+) .*/\\1 \\2/p' -e '/may have discarded/p'"
 t_done
