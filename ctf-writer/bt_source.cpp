@@ -6,10 +6,12 @@
 
 #include <cerrno>
 #include <chrono>
+#include <algorithm>
 #include <cstdio>
 #include <deque>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ctf-writer/trace_dir.h"
@@ -19,6 +21,7 @@ namespace ukstap::ctf {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr size_t kReadBytes = 1 << 20;
 
 struct EventClass {
   bt_event_class* ec = nullptr;
@@ -30,6 +33,7 @@ struct Stream {
   bt_stream* stream = nullptr;
   bt_packet* packet = nullptr;  // the open packet, null between packets
   uint64_t last_ts = 0;         // clock snapshots never go back within a stream
+  bool had_packet = false;      // a packet was opened (and last_ts is where the last one ended)
   int events = 0;               // in the open packet
   Clock::time_point opened;
 };
@@ -45,8 +49,10 @@ struct State {
   std::vector<FieldSpec> common;
   std::vector<uint64_t> common_member;
   std::vector<EventClass> classes;
+  std::vector<std::string> symbols;    // by symbol id (wire.h Symbol)
   std::map<uint32_t, Stream> streams;  // by cpu
   std::string buf;                     // bytes read, not yet decoded (from `pos`)
+  std::vector<char> rd;                // read(2)'s buffer
   size_t pos = 0;
   bool eof = false, ended = false;
   uint64_t raised = 0;                 // events whose timestamp was raised to their stream's last
@@ -87,7 +93,8 @@ uint64_t append_member(bt_trace_class* tc, bt_field_class* st, const FieldSpec& 
     case Type::Uint: fc = integer_class(tc, false, f.bits, f.base); break;
     case Type::String: fc = bt_field_class_string_create(tc); break;
     case Type::UintSeq:
-    case Type::StringSeq: {
+    case Type::StringSeq:
+    case Type::SymbolSeq: {
       bt_field_class* len = integer_class(tc, false, 32, 10);
       bt_field_class_structure_append_member(st, ("_" + f.name + "_length").c_str(), len);
       bt_field_class* elem =
@@ -103,8 +110,13 @@ uint64_t append_member(bt_trace_class* tc, bt_field_class* st, const FieldSpec& 
   return bt_field_class_structure_get_member_count(st) - 1;
 }
 
+void set_string(bt_field* fld, std::string_view v) {
+  bt_field_string_clear(fld);
+  bt_field_string_append_with_length(fld, v.data(), v.size());
+}
+
 // Reads one value of `f` from `d` into member `idx` of the structure field `st`.
-void read_value(Decoder& d, const FieldSpec& f, bt_field* st, uint64_t idx) {
+void read_value(const State& s, Decoder& d, const FieldSpec& f, bt_field* st, uint64_t idx) {
   bt_field* fld = st ? bt_field_structure_borrow_member_field_by_index(st, idx) : nullptr;
   switch (f.type) {
     case Type::Sint: {
@@ -118,12 +130,13 @@ void read_value(Decoder& d, const FieldSpec& f, bt_field* st, uint64_t idx) {
       break;
     }
     case Type::String: {
-      std::string s = d.str();
-      if (fld) (bt_field_string_clear(fld), bt_field_string_append_with_length(fld, s.data(), s.size()));
+      std::string_view v = d.sv();
+      if (fld) set_string(fld, v);
       break;
     }
     case Type::UintSeq:
-    case Type::StringSeq: {
+    case Type::StringSeq:
+    case Type::SymbolSeq: {
       uint32_t n = d.u32();
       if (!d.ok) return;
       if (fld) {
@@ -135,9 +148,12 @@ void read_value(Decoder& d, const FieldSpec& f, bt_field* st, uint64_t idx) {
         if (f.type == Type::UintSeq) {
           uint64_t v = d.u64();
           if (e) bt_field_integer_unsigned_set_value(e, v);
+        } else if (f.type == Type::StringSeq) {
+          std::string_view v = d.sv();
+          if (e) set_string(e, v);
         } else {
-          std::string s = d.str();
-          if (e) (bt_field_string_clear(e), bt_field_string_append_with_length(e, s.data(), s.size()));
+          uint32_t id = d.u32();
+          if (e) set_string(e, id < s.symbols.size() ? std::string_view(s.symbols[id]) : std::string_view());
         }
       }
       break;
@@ -159,6 +175,9 @@ void on_init(State& s, Decoder& d) {
   bt_stream_class_set_name(s.sc, "channel0");
   bt_stream_class_set_default_clock_class(s.sc, s.cc);
   bt_stream_class_set_supports_packets(s.sc, BT_TRUE, BT_TRUE, BT_TRUE);
+  // Ring-buffer losses (wire.h Discarded): sink.ctf.fs counts them in the packet context's
+  // events_discarded, which readers turn back into "discarded events" between two packets.
+  bt_stream_class_set_supports_discarded_events(s.sc, BT_TRUE, BT_TRUE);
   bt_field_class* pc = bt_field_class_structure_create(s.tc);
   bt_field_class* cpu = integer_class(s.tc, false, 32, 10);
   bt_field_class_structure_append_member(pc, "cpu_id", cpu);
@@ -220,7 +239,7 @@ void end_packet(State& s, Stream& st) {
   st.packet = nullptr;
 }
 
-Stream& stream_of(State& s, uint32_t cpu, uint64_t ts) {
+Stream& open_stream(State& s, uint32_t cpu) {
   Stream& st = s.streams[cpu];
   if (!st.stream) {
     st.stream = bt_stream_create(s.sc, s.trace);
@@ -228,6 +247,21 @@ Stream& stream_of(State& s, uint32_t cpu, uint64_t ts) {
     bt_stream_set_name(st.stream, name.c_str());
     s.out.push_back(bt_message_stream_beginning_create(s.it, st.stream));
   }
+  return st;
+}
+
+void begin_packet(State& s, Stream& st, uint32_t cpu, uint64_t ts) {
+  st.packet = bt_packet_create(st.stream);
+  bt_field* ctx = bt_packet_borrow_context_field(st.packet);
+  bt_field_integer_unsigned_set_value(bt_field_structure_borrow_member_field_by_index(ctx, 0), cpu);
+  s.out.push_back(bt_message_packet_beginning_create_with_default_clock_snapshot(s.it, st.packet, ts));
+  st.events = 0;
+  st.opened = Clock::now();
+  st.had_packet = true;
+}
+
+Stream& stream_of(State& s, uint32_t cpu, uint64_t ts) {
+  Stream& st = open_stream(s, cpu);
   if (st.packet && (st.events >= kPacketEvents || Clock::now() - st.opened > std::chrono::seconds(kPacketSeconds)))
     end_packet(s, st);
   // Native records (end and timer probes run in ukstap) carry sched_getcpu() and their own run
@@ -237,16 +271,43 @@ Stream& stream_of(State& s, uint32_t cpu, uint64_t ts) {
     ts = st.last_ts;
     ++s.raised;
   }
-  if (!st.packet) {
-    st.packet = bt_packet_create(st.stream);
-    bt_field* ctx = bt_packet_borrow_context_field(st.packet);
-    bt_field_integer_unsigned_set_value(bt_field_structure_borrow_member_field_by_index(ctx, 0), cpu);
-    s.out.push_back(bt_message_packet_beginning_create_with_default_clock_snapshot(s.it, st.packet, ts));
-    st.events = 0;
-    st.opened = Clock::now();
-  }
+  if (!st.packet) begin_packet(s, st, cpu, ts);
   st.last_ts = ts;
   return st;
+}
+
+void on_symbol(State& s, Decoder& d) {
+  uint32_t id = d.u32();
+  std::string_view text = d.sv();
+  if (d.ok && id == s.symbols.size()) s.symbols.emplace_back(text);  // ids are dense, in order
+}
+
+// CTF 1.8 says how many events a stream lost in its packets' contexts (events_discarded, a
+// running count): a reader reports the difference between two packets as lost between the
+// first one's end and the second one's end, and sink.ctf.fs accepts a discarded-events message
+// only with exactly that range. So the open packet is closed, and an empty packet from its end
+// to `ts` carries the count.
+void on_discarded(State& s, Decoder& d) {
+  uint32_t cpu = d.u32();
+  uint64_t ts = d.u64(), count = d.u64();
+  if (!d.ok || !s.sc || !count) return;
+  Stream& st = open_stream(s, cpu);
+  end_packet(s, st);
+  if (!st.had_packet) {
+    // Readers take a stream's first packet's count as a start, not as a loss ("may have
+    // discarded", no N): an empty packet with none comes first.
+    begin_packet(s, st, cpu, std::max(ts, st.last_ts));
+    st.last_ts = std::max(ts, st.last_ts);
+    end_packet(s, st);
+  }
+  const uint64_t begin = st.last_ts;
+  const uint64_t end = std::max(ts, begin);
+  bt_message* m = bt_message_discarded_events_create_with_default_clock_snapshots(s.it, st.stream, begin, end);
+  bt_message_discarded_events_set_count(m, count);
+  s.out.push_back(m);
+  begin_packet(s, st, cpu, begin);
+  st.last_ts = end;
+  end_packet(s, st);
 }
 
 void on_event(State& s, Decoder& d) {
@@ -259,11 +320,11 @@ void on_event(State& s, Decoder& d) {
   bt_message* m = bt_message_event_create_with_packet_and_default_clock_snapshot(s.it, c.ec, st.packet, st.last_ts);
   bt_event* ev = bt_message_event_borrow_event(m);
   bt_field* common = s.common.empty() ? nullptr : bt_event_borrow_common_context_field(ev);
-  for (size_t i = 0; i < s.common.size(); ++i) read_value(d, s.common[i], common, s.common_member[i]);
+  for (size_t i = 0; i < s.common.size(); ++i) read_value(s, d, s.common[i], common, s.common_member[i]);
   bt_field* payload = bt_event_borrow_payload_field(ev);
   bt_field* context = bt_event_borrow_specific_context_field(ev);
   for (size_t i = 0; i < c.fields.size(); ++i)
-    read_value(d, c.fields[i], c.fields[i].scope == Scope::Context ? context : payload, c.member[i]);
+    read_value(s, d, c.fields[i], c.fields[i].scope == Scope::Context ? context : payload, c.member[i]);
   // A truncated message still makes its event (its missing fields zero/empty): the streams'
   // messages are already queued around it.
   s.out.push_back(m);
@@ -283,6 +344,8 @@ void decode_some(State& s, size_t max) {
       case Kind::Init: on_init(s, d); break;
       case Kind::Class: on_class(s, d); break;
       case Kind::Event: on_event(s, d); break;
+      case Kind::Symbol: on_symbol(s, d); break;
+      case Kind::Discarded: on_discarded(s, d); break;
     }
     ++done;
   }
@@ -304,18 +367,20 @@ bt_message_iterator_class_next_method_status next(bt_self_message_iterator* it, 
   State& s = *static_cast<State*>(bt_self_message_iterator_get_data(it));
   if (s.out.empty()) {
     if (s.ended) return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
-    decode_some(s, 256);
+    decode_some(s, 1024);
     if (s.out.empty() && !s.eof) {
       struct pollfd p = {s.fd, POLLIN, 0};
       int r = ::poll(&p, 1, kIdleMs);
       if (r == 0) {
         end_all(s, false);  // idle: what was written so far is in closed packets
       } else {
-        char tmp[1 << 16];
-        ssize_t n = ::read(s.fd, tmp, sizeof tmp);
-        if (n > 0) s.buf.append(tmp, static_cast<size_t>(n));
+        // Reads up to 1 MiB at once: the sender has that much in flight (trace_writer.cpp), and
+        // each smaller read was a wake-up of the writer and of ukstap.
+        if (s.rd.empty()) s.rd.resize(kReadBytes);
+        ssize_t n = ::read(s.fd, s.rd.data(), s.rd.size());
+        if (n > 0) s.buf.append(s.rd.data(), static_cast<size_t>(n));
         else if (n == 0 || (errno != EINTR && errno != EAGAIN)) s.eof = true;
-        decode_some(s, 256);
+        decode_some(s, 1024);
       }
     }
     if (s.eof && s.out.empty()) {

@@ -25,8 +25,10 @@ uint32_t Statedump::cls(uint32_t& id, const char* name, const std::vector<FieldD
   return id;
 }
 
-bool Statedump::needed(int pid, uint64_t addr, uint64_t t_ns, Pending& p) {
+bool Statedump::needed(int pid, uint64_t addr, uint64_t t_ns, Pending& p, Checked& c, bool& mapped) {
   const vma::Mapping* m = tracker_.lookup(pid, addr, t_ns);
+  mapped = m != nullptr;
+  if (m) c.since = m->since_ns, c.until = m->until_ns;
   if (!m || !vma::is_file_mapping(*m)) return false;  // anonymous (JIT), [vdso], unknown
   const ElfFacts& f = facts_.get(m->path, m->dev, m->ino);
   if (!f.ok) return false;  // vanished or not ELF: nothing a reader could resolve with
@@ -77,20 +79,46 @@ void Statedump::emit_bin(const StackEvent& e, const Pending& p) {
 void Statedump::before(const StackEvent& e, const std::vector<loader::Frame>& frames,
                        uint64_t extra_ip) {
   if (e.pid <= 0) return;
+  Proc& pr = procs_[e.pid];
+  // The same addresses as before, in the same mappings: nothing to tell (the common case: a
+  // stack printed event after event).
+  const uint64_t gen = tracker_.generation();
+  auto known = [&](uint64_t ip) {
+    auto it = pr.checked.find(ip);
+    return it != pr.checked.end() && it->second.gen == gen && e.ts_ns >= it->second.since &&
+           e.ts_ns < it->second.until;
+  };
+  bool all_known = !extra_ip || known(extra_ip);
+  size_t depth = 0;
+  for (const loader::Frame& f : frames)
+    if (all_known && !f.kernel && f.addr) all_known = known(frame_ip(f, depth++));
+  if (all_known) return;
+
   // Every bin this stack needs (by baddr, each once), and whether one is new to the readers or
   // contradicts what they were told.
   std::map<uint64_t, Pending> need;
+  std::vector<std::pair<uint64_t, Checked>> looked;  // kept for known() once the readers know
   auto add = [&](uint64_t addr) {
     Pending p;
-    if (addr && needed(e.pid, addr, e.ts_ns, p)) need.emplace(p.baddr, std::move(p));
+    Checked c{};
+    bool mapped = false;
+    if (!addr) return;
+    if (needed(e.pid, addr, e.ts_ns, p, c, mapped)) need.emplace(p.baddr, std::move(p));
+    if (mapped) looked.push_back({addr, c});
   };
-  size_t depth = 0;
+  depth = 0;
   for (const loader::Frame& f : frames)
     if (!f.kernel && f.addr) add(frame_ip(f, depth++));
   add(extra_ip);
-  if (need.empty()) return;
+  // A lookup that changed the tracker (a /proc snapshot on first sight) may have answered from
+  // the state before: such answers are not kept.
+  auto remember = [&] {
+    const uint64_t now_gen = tracker_.generation();
+    if (now_gen != gen) return;
+    for (auto& [ip, c] : looked) pr.checked[ip] = Checked{c.since, c.until, now_gen};
+  };
+  if (need.empty()) return remember();
 
-  Proc& pr = procs_[e.pid];
   bool restart = false;
   std::vector<const Pending*> fresh;
   for (const auto& [baddr, p] : need) {
@@ -101,12 +129,14 @@ void Statedump::before(const StackEvent& e, const std::vector<loader::Frame>& fr
       if (b < end && baddr < bin.end) restart = true;  // overlaps another file, or this one elsewhere
     fresh.push_back(&p);
   }
-  if (fresh.empty()) return;
+  if (fresh.empty()) return remember();
 
   if (!pr.started || restart) {
     if (restart) {
       ++stats_.restarts;
       pr.bins.clear();
+      pr.checked.clear();
+      pr.frames_sent.clear();  // the readers forget the old files: the frames are sent again
       fresh.clear();
       for (const auto& [baddr, p] : need) fresh.push_back(&p);
     }
@@ -121,21 +151,27 @@ void Statedump::before(const StackEvent& e, const std::vector<loader::Frame>& fr
     out_.emit(cls(c_end_, "lttng_ust_statedump:end", {}), e.ts_ns, e.cpu, e.pid, e.tid, 0, {});
     pr.started = true;
   }
+  remember();
 }
 
 void Statedump::after(const StackEvent& e, const std::vector<loader::Frame>& frames) {
   if (e.pid <= 0) return;
+  Proc& pr = procs_[e.pid];
   size_t depth = 0;
-  std::vector<FieldValue> v(2);
+  std::vector<FieldValue> v;  // made for the first new frame only: most stacks have none
   for (const loader::Frame& f : frames) {
     if (f.kernel || !f.addr) continue;  // kernel frames; a profile's "[user stack cut short]" note
-    uint32_t c = cls(c_frame_, "ukstap:callstack_user_frame",
-                     {{"depth", FieldKind::U32}, {"address", FieldKind::U64Hex}});
-    v[0].u = depth;
-    v[1].u = f.addr;
-    out_.emit(c, e.ts_ns, e.cpu, e.pid, e.tid, frame_ip(f, depth), v);
+    const uint64_t ip = frame_ip(f, depth);
+    if (pr.frames_sent.insert(ip).second) {
+      v.resize(2);
+      uint32_t c = cls(c_frame_, "ukstap:callstack_user_frame",
+                       {{"depth", FieldKind::U32}, {"address", FieldKind::U64Hex}});
+      v[0].u = depth;
+      v[1].u = f.addr;
+      out_.emit(c, e.ts_ns, e.cpu, e.pid, e.tid, ip, v);
+      ++stats_.frame_events;
+    }
     ++depth;
-    ++stats_.frame_events;
   }
 }
 

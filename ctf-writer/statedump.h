@@ -12,11 +12,16 @@
 //    munmap + mmap of another file, a reused pid) restarts the process's statedump: `start`
 //    makes the readers forget the process's old files (babeltrace2's debug-info filter does on
 //    a statedump start), then the files in use are emitted again as stacks need them.
-// 2. One `ukstap:callstack_user_frame` event per user frame, after the stack's event, same
+// 2. One `ukstap:callstack_user_frame` event per distinct user frame address of a process (per
+//    statedump: a restart sends them again), after the first stack event that has it, same
 //    stream and timestamp, with the frame's address in the common context's `ip`: the filter
 //    resolves only that field (one address per event; it never looks into the callstack_user
-//    sequence), so a frame becomes resolvable by being an event of its own. Payload: depth
-//    (0 = the leaf) and address (the stack's entry as callstack_user has it). For caller frames
+//    sequence), so an address becomes resolvable by being an event of its own, and once is
+//    enough: a reader names a stack's frames by looking its addresses up among the process's
+//    frame events before it (the names of an address cannot change without a restart, which
+//    the readers see). Per event instead, a 5-frame stack cost 5 more events (~4x the writer's
+//    work and bytes of the stack event). Payload: depth (in the first stack that had the
+//    address; 0 = the leaf) and address (the stack's entry as callstack_user has it). For caller frames
 //    ip is the return address - 1 (the call instruction: a call can end a function, and its
 //    return address is then the next function's first byte), as ukstap's own resolver does,
 //    so the filter's function names are ukstap's; the leaf frame and a frame whose symbol
@@ -36,6 +41,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ctf-writer/bin_info.h"
@@ -85,7 +91,7 @@ class Statedump {
   // Before the event: the statedump events its user frames (leaf first; kernel frames and
   // frames without an address, a profile's "[user stack cut short]" note, are skipped) need. `extra_ip`: the event's own ip when it is not frames[0] (0: none).
   void before(const StackEvent& e, const std::vector<loader::Frame>& frames, uint64_t extra_ip = 0);
-  // After the event: one ukstap:callstack_user_frame per user frame.
+  // After the event: one ukstap:callstack_user_frame per user frame address new to the process.
   void after(const StackEvent& e, const std::vector<loader::Frame>& frames);
 
   // The address a frame's event carries in `ip` (above).
@@ -107,9 +113,17 @@ class Statedump {
     uint64_t end;      // baddr + memsz
     std::string file;  // path + dev + ino
   };
+  // An address whose bin before() has looked up: while the tracker's generation is `gen` and an
+  // event's time is inside the mapping's [since, until), the lookup would give the same mapping,
+  // so the readers already know what they need for it (no lookup per frame per event).
+  struct Checked {
+    uint64_t since, until, gen;
+  };
   struct Proc {
     bool started = false;
     std::map<uint64_t, Bin> bins;  // by baddr: what the readers know of this process
+    std::unordered_map<uint64_t, Checked> checked;  // by frame ip
+    std::unordered_set<uint64_t> frames_sent;       // frame ips with a frame event since the (re)start
   };
   struct Pending {
     uint64_t baddr;
@@ -117,7 +131,8 @@ class Statedump {
     const ElfFacts* facts;
   };
   // The bin this address needs in process `pid` at time t, if a readable file is mapped there.
-  bool needed(int pid, uint64_t addr, uint64_t t_ns, Pending& p);
+  // `c` gets the covering mapping's lifetime (false when no mapping covers addr).
+  bool needed(int pid, uint64_t addr, uint64_t t_ns, Pending& p, Checked& c, bool& mapped);
   void emit_bin(const StackEvent& e, const Pending& p);
   uint32_t cls(uint32_t& id, const char* name, const std::vector<FieldDef>& fields);
 

@@ -74,6 +74,12 @@ bool CtfTrace::start(const std::string& exe, const std::vector<std::string>& arg
     ::_exit(127);
   }
   ::close(sv[1]);
+  // Room for bursts: while the writer catches up, ukstap keeps draining the BPF ring into the
+  // socket instead of waiting on it (the ring drops what it cannot hold). Root may exceed
+  // net.core.wmem_max (SO_SNDBUFFORCE); otherwise the default stays.
+  int sndbuf = kSocketBytes;
+  if (::setsockopt(sv[0], SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof sndbuf) != 0)
+    ::setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
   fd_ = sv[0];
   pid_ = pid;
   return true;
@@ -129,6 +135,27 @@ uint32_t CtfTrace::define_class(const std::string& name, const std::vector<Field
   for (const FieldSpec& f : fields) enc_.spec(f);
   end_message();
   return classes_++;
+}
+
+uint32_t CtfTrace::define_symbol(std::string_view text) {
+  msg_start_ = enc_.b.size();
+  enc_.u32(0);
+  enc_.u8(static_cast<uint8_t>(Kind::Symbol));
+  enc_.u32(symbols_);
+  enc_.u32(static_cast<uint32_t>(text.size()));
+  enc_.b.append(text);
+  end_message();
+  return symbols_++;
+}
+
+void CtfTrace::discarded(uint32_t cpu, uint64_t ts_ns, uint64_t count) {
+  msg_start_ = enc_.b.size();
+  enc_.u32(0);
+  enc_.u8(static_cast<uint8_t>(Kind::Discarded));
+  enc_.u32(cpu);
+  enc_.u64(ts_ns);
+  enc_.u64(count);
+  end_message();
 }
 
 Encoder& CtfTrace::begin_event(uint32_t class_id, uint64_t ts_ns, uint32_t cpu) {

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -50,10 +51,16 @@ class CtfTrace {
             const std::vector<FieldSpec>& common);
   // A new event class; its id (dense, from 0).
   uint32_t define_class(const std::string& name, const std::vector<FieldSpec>& fields);
+  // A string for SymbolSeq values; its id (dense, from 0). Not between begin_event() and
+  // end_event(): it is a message of its own.
+  uint32_t define_symbol(std::string_view text);
   // One event: values are appended to the returned encoder (u64 for integers, str, sequences:
   // u32 n then the elements), then end_event().
   Encoder& begin_event(uint32_t class_id, uint64_t ts_ns, uint32_t cpu);
   void end_event();
+  // `count` events lost before `ts_ns`, reported in cpu's stream (wire.h Discarded). Not
+  // between begin_event() and end_event().
+  void discarded(uint32_t cpu, uint64_t ts_ns, uint64_t count);
   // Sends what is buffered (also done every 64 KiB).
   void flush();
   // EOF to the writer, then waits until it has finished the trace, at most kFinishSeconds: a
@@ -66,6 +73,7 @@ class CtfTrace {
   int send_errno = 0;       // first failed send (the writer died or was stuck): later events are dropped
 
   static constexpr int kStopGraceMs = 2000;
+  static constexpr int kSocketBytes = 8 << 20;  // the socket's send buffer
   static constexpr int kFinishSeconds = 5;
 
  private:
@@ -79,6 +87,7 @@ class CtfTrace {
   Encoder enc_;
   size_t msg_start_ = 0;
   uint32_t classes_ = 0;
+  uint32_t symbols_ = 0;
   bool (*stop_requested_)() = nullptr;
 };
 

@@ -10,21 +10,27 @@
 //   Class  u32 class id (dense, from 0), str event name, u32 n, n x FieldSpec
 //   Event  u32 class id, u64 timestamp (clock cycles = ns), u32 cpu (its stream and packet
 //          context cpu_id), the common-context values, then the class's field values, in order
+//   Symbol u32 symbol id (dense, from 0), str text: a string that SymbolSeq values name by id
+//          (a stack frame's "func+0xOFF/0xSIZE [module]": sent once, not with every event)
+//   Discarded  u32 cpu, u64 timestamp, u64 count: events the ring buffer lost before that time
+//          (the CPU's stream reports them as CTF discarded events)
 // FieldSpec: u8 Type, u8 bits (8/16/32/64; integers and integer sequences), u8 base (2/8/10/16),
 //            u8 Scope, str name
-// Values: Sint/Uint: 8 bytes; String: str; UintSeq: u32 n, n x u64; StringSeq: u32 n, n x str.
+// Values: Sint/Uint: 8 bytes; String: str; UintSeq: u32 n, n x u64; StringSeq: u32 n, n x str;
+//         SymbolSeq: u32 n, n x u32 symbol id (in the trace: a sequence of strings, as StringSeq).
 // str: u32 length, bytes (no NUL).
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ukstap::ctf {
 
-enum class Kind : uint8_t { Init = 1, Class = 2, Event = 3 };
-enum class Type : uint8_t { Sint = 1, Uint = 2, String = 3, UintSeq = 4, StringSeq = 5 };
+enum class Kind : uint8_t { Init = 1, Class = 2, Event = 3, Symbol = 4, Discarded = 5 };
+enum class Type : uint8_t { Sint = 1, Uint = 2, String = 3, UintSeq = 4, StringSeq = 5, SymbolSeq = 6 };
 // Payload: the event's fields. Context: the event class's specific context. Common-context
 // fields (Init) are every event's: LTTng's channel contexts (vpid, vtid, procname,
 // callstack_user) live there. A sequence in a specific context makes babeltrace2 2.0.4's reader
@@ -79,10 +85,12 @@ struct Decoder {
     if (need(8)) std::memcpy(&v, p + off, 8), off += 8;
     return v;
   }
-  std::string str() {
+  std::string str() { return std::string(sv()); }
+  // A str without a copy: valid while the body is.
+  std::string_view sv() {
     uint32_t len = u32();
-    if (!need(len)) return "";
-    std::string s(p + off, len);
+    if (!need(len)) return {};
+    std::string_view s(p + off, len);
     off += len;
     return s;
   }

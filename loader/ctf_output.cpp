@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "codegen/module_info.h"
@@ -60,8 +61,8 @@ std::string frame_text(const Frame& f) {
 }
 
 // A stack's frames that are addresses: a profile's "[user stack cut short: ...]" note is not.
-std::vector<const Frame*> real_frames(const std::vector<Frame>& fs) {
-  std::vector<const Frame*> out;
+const std::vector<const Frame*>& real_frames(const std::vector<Frame>& fs, std::vector<const Frame*>& out) {
+  out.clear();
   for (const Frame& f : fs)
     if (f.addr) out.push_back(&f);
   return out;
@@ -190,50 +191,93 @@ const CtfOutput::Class& CtfOutput::class_for(const Pending& p) {
       ++ai;
     }
   }
-  if (p.has_u) fields.push_back({Type::StringSeq, 8, 10, Scope::Payload, "callstack_user_symbols"});
-  if (p.has_k) fields.push_back({Type::StringSeq, 8, 10, Scope::Payload, "callstack_kernel_symbols"});
+  if (p.has_u) fields.push_back({Type::SymbolSeq, 8, 10, Scope::Payload, "callstack_user_symbols"});
+  if (p.has_k) fields.push_back({Type::SymbolSeq, 8, 10, Scope::Payload, "callstack_kernel_symbols"});
   Class c;
   for (const FieldSpec& f : fields)
-    if (f.type != Type::StringSeq) c.is_string.push_back(f.type == Type::String);
+    if (f.type != Type::SymbolSeq) c.is_string.push_back(f.type == Type::String);
   c.id = trace_.define_class(name, fields);
   return classes_.emplace(key, std::move(c)).first->second;
+}
+
+size_t CtfOutput::FrameKeyHash::operator()(const FrameKey& k) const {
+  size_t h = std::hash<std::string_view>()(k.name);
+  h = h * 31 + std::hash<std::string_view>()(k.module);
+  return h ^ (k.addr * 0x9e3779b97f4a7c15ull) ^ (k.offset << 20) ^ k.size;
+}
+
+uint32_t CtfOutput::symbol_of(const Frame& f) {
+  FrameKey k{f.addr, f.offset, f.size, f.name, f.module, nullptr};
+  if (!f.name.empty()) k.addr = 0;  // the text does not show it
+  if (auto it = symbols_.find(k); it != symbols_.end()) return it->second;
+  auto owned = std::make_shared<std::string>(f.name + f.module);
+  k.name = std::string_view(*owned).substr(0, f.name.size());
+  k.module = std::string_view(*owned).substr(f.name.size());
+  k.owned = std::move(owned);
+  uint32_t id = trace_.define_symbol(frame_text(f));
+  symbols_.emplace(std::move(k), id);
+  return id;
+}
+
+void CtfOutput::report_drops() {
+  if (!drops_) return;
+  const uint64_t now = *drops_;
+  if (now <= drops_reported_) return;
+  // At the last event's time, in its stream: the range goes from that stream's last packet end
+  // to there (the range CTF can express; a later time could make the stream's next events look
+  // earlier than it). Before any event: now.
+  trace_.discarded(last_cpu_, last_ts_ ? last_ts_ : clock_ns(CLOCK_MONOTONIC), now - drops_reported_);
+  drops_reported_ = now;
 }
 
 void CtfOutput::emit_pending() {
   if (!p_.active) return;
   p_.active = false;
   const Class& cls = class_for(p_);
-  auto uf = real_frames(p_.ustack), kf = real_frames(p_.kstack);
-  std::vector<uint64_t> ua, ka;
-  for (auto* f : uf) ua.push_back(f->addr);
-  for (auto* f : kf) ka.push_back(f->addr);
+  const auto& uf = real_frames(p_.ustack, uf_);
+  const auto& kf = real_frames(p_.kstack, kf_);
+  ua_.clear();
+  ka_.clear();
+  for (auto* f : uf) ua_.push_back(f->addr);
+  for (auto* f : kf) ka_.push_back(f->addr);
+  // The frames' texts by id, new ones sent first (a message of their own, before the event's)
+  sym_scratch_.clear();
+  for (auto* f : uf) sym_scratch_.push_back(symbol_of(*f));
+  for (auto* f : kf) sym_scratch_.push_back(symbol_of(*f));
   const ctf::StackEvent sev{(int)p_.pid, (int)p_.tid, p_.cpu, p_.time_ns};
   if (statedump_ && p_.has_u) statedump_->before(sev, p_.ustack);  // the files its frames need
+  last_ts_ = p_.time_ns;
+  last_cpu_ = p_.cpu;
   ctf::Encoder& e = trace_.begin_event(cls.id, p_.time_ns, p_.cpu);
-  emit_common(e, p_.pid, p_.tid, p_.comm, p_.has_u ? &ua : nullptr, p_.has_k ? &ka : nullptr);
+  emit_common(e, p_.pid, p_.tid, p_.comm, p_.has_u ? &ua_ : nullptr, p_.has_k ? &ka_ : nullptr);
   // The statement's values in order (a record cut short leaves the rest zero/empty).
   for (size_t i = 0; i < cls.is_string.size(); ++i) {
     const Value* v = i < p_.values.size() ? &p_.values[i] : nullptr;
     if (cls.is_string[i]) e.str(v ? v->str : std::string());
     else e.u64(v ? (uint64_t)v->num : 0);
   }
-  auto syms = [&](const std::vector<const Frame*>& fs) {
-    e.u32((uint32_t)fs.size());
-    for (auto* f : fs) e.str(frame_text(*f));
+  size_t si = 0;
+  auto syms = [&](size_t n) {
+    e.u32((uint32_t)n);
+    for (size_t i = 0; i < n; ++i) e.u32(sym_scratch_[si++]);
   };
-  if (p_.has_u) syms(uf);
-  if (p_.has_k) syms(kf);
+  if (p_.has_u) syms(uf.size());
+  if (p_.has_k) syms(kf.size());
   trace_.end_event();
   if (statedump_ && p_.has_u) statedump_->after(sev, p_.ustack);  // one event per user frame
 }
 
 void CtfOutput::flush() {
   emit_pending();
+  // Output flushes after each drain of the ring: the losses counted so far happened after the
+  // events read so far (a record is lost when the ring is full of older ones).
+  report_drops();
   trace_.flush();
 }
 
 bool CtfOutput::close(std::string& why) {
   flush();
+  drops_ = nullptr;  // the session's mapping goes away with the run; the trace is finished
   return trace_.close(why);
 }
 

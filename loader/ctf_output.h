@@ -29,7 +29,9 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "ctf-writer/statedump.h"
@@ -74,6 +76,11 @@ class CtfOutput {
   // LTTng-UST statedump events and one event per user frame around every event with a user
   // stack, from the mappings `tracker` saw.
   void enable_statedump(vma::Tracker& tracker);
+  // The run's count of records the ring buffer had no room for (stp_session.drops): what it
+  // gained since the last flush() goes into the trace as discarded events (CTF's way to say a
+  // trace lost events), in the stream of the last event's CPU (one ring serves every CPU: which
+  // CPU lost them is not known).
+  void watch_drops(const volatile uint64_t* drops) { drops_ = drops; }
   // Writes out the event being assembled and sends what is buffered.
   void flush();
   // Finishes the trace (the writer closes packets, streams and writes the metadata).
@@ -105,6 +112,29 @@ class CtfOutput {
   ctf::CtfTrace trace_;
   bool with_ustack_ = false, with_kstack_ = false;
   Pending p_;
+  // Frame texts ("func+0xOFF/0xSIZE [module]") by what makes them, each sent to the writer
+  // once (wire.h Symbol) and named by its id in every event that has the frame.
+  struct FrameKey {
+    uint64_t addr, offset, size;
+    std::string_view name, module;  // into `owned` for stored keys
+    std::shared_ptr<const std::string> owned;
+    bool operator==(const FrameKey& o) const {
+      return addr == o.addr && offset == o.offset && size == o.size && name == o.name && module == o.module;
+    }
+  };
+  struct FrameKeyHash {
+    size_t operator()(const FrameKey& k) const;
+  };
+  uint32_t symbol_of(const Frame& f);
+  std::unordered_map<FrameKey, uint32_t, FrameKeyHash> symbols_;
+  std::vector<uint32_t> sym_scratch_;
+  std::vector<uint64_t> ua_, ka_;              // per-event scratch, kept for their capacity
+  std::vector<const Frame*> uf_, kf_;
+  void report_drops();
+  const volatile uint64_t* drops_ = nullptr;
+  uint64_t drops_reported_ = 0;
+  uint64_t last_ts_ = 0;   // the time of the last event sent
+  uint32_t last_cpu_ = 0;  // the CPU of the last event sent
   std::map<std::tuple<uint32_t, int, bool, bool>, Class> classes_;
   std::unique_ptr<ctf::EventOut> statedump_out_;
   std::unique_ptr<ctf::Statedump> statedump_;

@@ -56,24 +56,51 @@ def nm_syms(path):
 
 truth = {prog: nm_syms(prog), plugin: nm_syms(plugin)}
 
-# The stacks: each stack event (it has callstack_user_symbols: ukstap's names) and the run of
-# ukstap:callstack_user_frame events after it (depth 0, 1, ...).
+# The stacks: each stack event (callstack_user: its addresses; callstack_user_symbols: ukstap's
+# names) and, for each of its frames, the process's ukstap:callstack_user_frame event with that
+# frame's ip (ctf-writer/statedump.h: one per distinct address of a process, after the first
+# stack event that has it, sent again after a statedump restart): the leaf's ip is its address,
+# a caller's the address - 1 (the call; the address itself when ukstap's name is at +0x0).
 SYMS = re.compile(r'callstack_user_symbols = \[ (.*?) \] \}?$')
-stacks, cur = [], None
+ADDRS = re.compile(r'callstack_user = \[ (.*?) \]')
+frames_of = {}  # vpid -> {ip: frame event}
+stacks, pending = [], []
+
+
+def settle():
+    """The stacks seen since the last non-frame event: their frame events are in by now."""
+    for st in pending:
+        table = frames_of.get(st['vpid'], {})
+        for depth, addr in enumerate(st['addrs']):
+            name = st['ukstap'][depth] if depth < len(st['ukstap']) else ''
+            ip = addr if depth == 0 or re.search(r'\+0x0/', name) else addr - 1
+            f = table.get(ip)
+            if f is None:
+                fail(f'no frame event for depth {depth} ({addr:#x}) of a stack of {st["vpid"]}')
+                break
+            st['frames'].append(f)
+        stacks.append(st)
+    pending.clear()
+
+
 for e in events:
+    vpid = field(e['rest'], 'vpid')
     if e['name'] == 'ukstap:callstack_user_frame':
-        depth = field(e['rest'], 'depth')
-        if cur is None or depth != len(cur['frames']):
-            fail('frame event out of order: ' + e['rest'][:120])
-            continue
-        cur['frames'].append(e)
+        ip = field(e['rest'], 'ip')
+        if ip in frames_of.setdefault(vpid, {}):
+            fail(f'a second frame event for {ip:#x} in {vpid} without a statedump restart')
+        frames_of[vpid][ip] = e
+        continue
+    settle()
+    if e['name'] == 'lttng_ust_statedump:start':
+        frames_of.pop(vpid, None)  # the readers forget the process's files: frames come again
     elif 'callstack_user_symbols = ' in e['rest']:
         m = SYMS.search(e['rest'])
         names = re.findall(r'\[\d+\] = "([^"]*)"', m.group(1)) if m else []
-        cur = {'ukstap': names, 'frames': []}
-        stacks.append(cur)
-    elif not e['name'].startswith('lttng_ust_statedump:'):
-        cur = None
+        a = ADDRS.search(e['rest'])
+        addrs = [int(x, 16) for x in re.findall(r'\[\d+\] = (0x[0-9A-Fa-f]+)', a.group(1))] if a else []
+        pending.append({'vpid': vpid, 'addrs': addrs, 'ukstap': names, 'frames': []})
+settle()
 if not any(s['frames'] for s in stacks):
     fail('no ukstap:callstack_user_frame event in the trace')
 

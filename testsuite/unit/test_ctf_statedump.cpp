@@ -291,3 +291,43 @@ TEST_CASE("statedump: one frame event per user frame, ip at the call for callers
     CHECK(rec.events[i].tid == P + 1);
   }
 }
+
+TEST_CASE("statedump: a frame address has one frame event per process, again after a restart",
+          "[ctf-statedump]") {
+  vma::Tracker tracker;
+  const std::string a = self_exe();
+  std::string b = sh("readlink -f /bin/true");
+  b.erase(b.find_last_not_of('\n') + 1);
+  const uint64_t X = 0x7f0000000000;
+  tracker.on_mmap(P, map_of(X, X + 0x10000, a, 11), 100);
+  Recorder rec;
+  ctf::Statedump sd(rec, tracker);
+  auto stack = [&](int pid, uint64_t t, std::vector<uint64_t> pcs) {
+    std::vector<loader::Frame> fr;
+    for (uint64_t pc : pcs) fr.push_back(user_frame(pc));
+    rec.events.clear();
+    sd.before({pid, pid, 0, t}, fr);
+    sd.after({pid, pid, 0, t}, fr);
+    std::vector<uint64_t> ips;  // the frame events' ips
+    for (const auto& e : rec.events)
+      if (e.name == "ukstap:callstack_user_frame") ips.push_back(e.ip);
+    return ips;
+  };
+  CHECK(stack(P, 200, {X + 0x100, X + 0x200}) == std::vector<uint64_t>{X + 0x100, X + 0x1ff});
+  // The same stack again: no event at all (the readers can name both addresses already).
+  CHECK(stack(P, 300, {X + 0x100, X + 0x200}) == std::vector<uint64_t>{});
+  CHECK(rec.events.empty());
+  // One new caller: its frame alone, at its depth.
+  CHECK(stack(P, 350, {X + 0x100, X + 0x300}) == std::vector<uint64_t>{X + 0x2ff});
+  CHECK(rec.events.back().v[0].u == 1);
+  // Another process with the same addresses: its own frame events (the readers resolve per vpid).
+  CHECK(stack(P + 2, 360, {X + 0x100}) == std::vector<uint64_t>{X + 0x100});
+  // exec: another file at X. The dump restarts (readers forget the old files and the names
+  // they gave), so the same address gets its frame event again.
+  tracker.on_exec(P, 500);
+  tracker.on_mmap(P, map_of(X, X + 0x10000, b, 12), 500);
+  CHECK(stack(P, 600, {X + 0x100}) == std::vector<uint64_t>{X + 0x100});
+  CHECK(rec.events.front().name == "lttng_ust_statedump:start");
+  CHECK(sd.stats().restarts == 1);
+  CHECK(sd.stats().frame_events == 5);
+}

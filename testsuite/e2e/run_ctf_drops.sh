@@ -1,0 +1,90 @@
+#!/bin/bash
+# Ring-buffer losses in a --ctf trace (issue 18): records the BPF ring had no room for become CTF
+# discarded events (the packet context's events_discarded), which babeltrace2 reports as
+# "WARNING: Tracer discarded N events".
+#
+# One run forced to lose: a 64 KiB ring (-D STP_RINGBUF_SIZE), ukstap stopped (SIGSTOP) while the
+# traced program makes M getppid(2) calls, one single-record event each; SIGCONT then. Truths: the
+# program's own count of calls (it writes it), ukstap's own report on stderr ("Number of dropped
+# records"), and babeltrace2's reading of the trace: events + discarded = the program's count,
+# discarded = ukstap's report. Root only; under CI=true not being root is a failure.
+. "$(dirname "$0")/../e2e-lib.sh"
+t_require_root || { t_done; exit; }
+export XDG_CACHE_HOME="$T_TMP/cache"
+
+cat > "$T_TMP/calls.c" <<'C'
+/* calls FIFO M OUT: waits for a byte on FIFO, makes M getppid(2) calls, writes M to OUT. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+  char c;
+  int fd = open(argv[1], O_RDONLY);
+  if (fd < 0 || read(fd, &c, 1) != 1) return 1;
+  long m = atol(argv[2]), done = 0;
+  for (long i = 0; i < m; i++) done += syscall(SYS_getppid) > 0;
+  FILE *f = fopen(argv[3], "w");
+  if (!f) return 1;
+  fprintf(f, "%ld\n", done);
+  return fclose(f) != 0;
+}
+C
+t_build calls gcc -O2 -o "$T_TMP/calls" "$T_TMP/calls.c" || { t_done; exit; }
+
+M=20000 F="$T_TMP/fifo" D="$T_TMP/tr"
+mkfifo "$F"
+t "run: 64 KiB ring, ukstap stopped while the program makes $M calls" 0 '' '' -- bash -c "
+  '$UKSTAP' -D STP_RINGBUF_SIZE=65536 --ctf='$D' \
+    -e 'probe syscall.getppid { if (pid() == target()) printf(\"%d\\n\", pid()) }' \
+    -c '$T_TMP/calls $F $M $T_TMP/count' 2> '$T_TMP/uk.err' & pid=\$!
+  exec 3> '$F'  # returns once the program, started after the probes are attached, opened it
+  kill -STOP \$pid
+  echo go >&3; exec 3>&-
+  for i in \$(seq 600); do [ -s '$T_TMP/count' ] && break; sleep 0.1; done
+  kill -CONT \$pid
+  wait \$pid"
+lost=$(sed -n 's/^WARNING: Number of dropped records: \([0-9]*\)$/\1/p' "$T_TMP/uk.err")
+calls=$(cat "$T_TMP/count" 2> /dev/null)
+babeltrace2 "$D" > "$T_TMP/bt.out" 2> "$T_TMP/bt.err"
+events=$(grep -c ' syscall.getppid: ' "$T_TMP/bt.out")
+discarded=$(sed -n 's/^WARNING: Tracer discarded \([0-9]*\) events .*/\1/p' "$T_TMP/bt.err" | awk '{s += $1} END {print s + 0}')
+echo "  program: ${calls:-?} calls; ukstap: ${lost:-no} dropped records; trace: $events events, $discarded discarded"
+t "the program made its $M calls; ukstap reports lost records" 0 '' '' -- \
+  test "$calls" = "$M" -a "${lost:-0}" -gt 0
+t "babeltrace2's discarded events = ukstap's dropped records" 0 '' '' -- test "$discarded" = "$lost"
+t "... and events + discarded = the program's calls" 0 '' '' -- test $((events + discarded)) = "$calls"
+
+# --- the writer alone, fed wire.h messages by hand (as run_ctf.sh's feed.py): 7 lost before any
+# event (cpu 1: a stream without a packet yet), 3 after an event at t=1000 and 4 after one at
+# t=2000 (cpu 0). Truth: the input; every count is read back, none as "may have discarded" (a
+# stream's first packet gives readers no count).
+cat > "$T_TMP/feed.py" <<'PY'
+import os, socket, struct, subprocess, sys
+ukstap, d = sys.argv[1], sys.argv[2]
+a, b = socket.socketpair()
+a2 = a.dup(); a.close(); a = a2  # fd 3 is for the writer's end
+os.dup2(b.fileno(), 3)
+w = subprocess.Popen(["ukstap-ctf-writer", d], executable=ukstap, pass_fds=[3], stdout=subprocess.DEVNULL)
+os.close(3)
+b.close()
+s = lambda t: struct.pack("<I", len(t)) + t
+msg = lambda body: struct.pack("<I", len(body)) + body
+lost = lambda cpu, ts, n: msg(b"\x05" + struct.pack("<IQQ", cpu, ts, n))
+event = lambda ts, n: msg(b"\x03" + struct.pack("<IQI", 0, ts, 0) + struct.pack("<Q", n))
+out = msg(b"\x01" + struct.pack("<Q", 0) + s(b"monotonic") + struct.pack("<II", 0, 0))
+out += lost(1, 500, 7)
+out += msg(b"\x02" + struct.pack("<I", 0) + s(b"ev") + struct.pack("<I", 1) + bytes([2, 64, 10, 0]) + s(b"n"))
+out += event(1000, 1) + lost(0, 1000, 3) + event(2000, 2) + lost(0, 2000, 4)
+a.sendall(out)
+a.close()
+sys.exit(w.wait())
+PY
+t "the writer fed by hand: losses before any event and between events" 0 '' '' -- \
+  /usr/bin/python3 "$T_TMP/feed.py" "$UKSTAP" "$T_TMP/fed"
+t "... babeltrace2 reads each count at its time, and both events" 0 \
+  $'7 000000500\n3 000001000\n4 000002000\nev 1\nev 2\n' '' -- bash -c "
+  babeltrace2 '$T_TMP/fed' 2>&1 | sed -nE -e 's/^WARNING: Tracer discarded ([0-9]+) events between \\[[0-9:]+\\.([0-9]+)\\].*/\\1 \\2/p' \
+    -e 's/.* (ev): .* n = ([0-9]+) .*/\\1 \\2/p' -e '/may have discarded/p'"
+t_done
