@@ -222,14 +222,18 @@ static long stp__uwalk_cb(uint32_t i, void *ctx)
 }
 
 /* Walk the current task's user stack into k->uw: DWARF CFI where the VMA tracker and the tables
- * know the pc, frame pointers elsewhere (those frames and all above them are inexact). */
-static __always_inline void stp__uwalk(struct stp_common *k)
+ * know the pc, frame pointers elsewhere (those frames and all above them are inexact).
+ * `lazy_pcs`: a caller-chain cache hit may leave the pcs in the cache (k->uw.ch_pcs_way; read
+ * them through stp__chain_pcs): for callers that need them only sometimes. */
+static __always_inline void stp__uwalk_pcs_opt(struct stp_common *k, int lazy_pcs)
 {
-  struct pt_regs *r = stp__user_regs();
+  /* The task's tgid and saved user registers from its BTF pointer: plain loads, one helper
+   * call fewer than bpf_get_current_pid_tgid() (stp__user_regs, read here for the task). */
+  struct task_struct *t = bpf_get_current_task_btf();
+  struct pt_regs *r = (t->flags & STP__PF_KTHREAD) ? 0 : (struct pt_regs *)bpf_task_pt_regs(t);
   struct stp_session *s;
   struct stp_proc_vmas *vm = 0, *own = 0;
-  uint64_t pt = bpf_get_current_pid_tgid();
-  uint32_t tgid = (uint32_t)(pt >> 32);
+  uint32_t tgid = (uint32_t)t->tgid;
   k->uw.n = 0;
   k->uw.exact = 0;
   k->uw.inexact = 0;
@@ -237,6 +241,7 @@ static __always_inline void stp__uwalk(struct stp_common *k)
   k->uw.hash = stp_fnv_u64(STP_FNV_OFFSET, tgid);
   k->uw.phash = STP_FNV_OFFSET;
   k->uw.tgid = tgid;
+  k->uw.ch_pcs_way = 0;
   if (!r) {
     k->uw.stop = STP_STOP_NO_USER;
   } else {
@@ -248,7 +253,7 @@ static __always_inline void stp__uwalk(struct stp_common *k)
     vm = own = bpf_map_lookup_elem(&stp_vmas, &tgid);
     if (!vm)
       vm = stp__parent_mirror();
-    struct stp__uwalk_ctx wc = { k, vm, bpf_map_lookup_elem(&stp_rowcache, &slot) };
+    struct stp__uwalk_ctx wc = { k, vm, 0 };
     /* bpf_task_pt_regs gives a BTF pointer: plain (fault-safe) loads, no helper calls. */
     uint64_t ip = STP_X86_64_PT_PC(r);
     k->uw.regs.pc = ip;
@@ -281,11 +286,12 @@ static __always_inline void stp__uwalk(struct stp_common *k)
       k->uw.ch_used = 0;
       k->uw.ch_fp0 = k->uw.regs.fp;
       k->uw.ch_bx0 = k->uw.regs.bx;
-      if (stp__chain_hit(&k->uw, vm))
+      if (stp__chain_hit(&k->uw, vm, lazy_pcs))
         goto walked;
       k->uw.ch_on = 1;
     }
 #endif
+    wc.rc = bpf_map_lookup_elem(&stp_rowcache, &slot);  /* after the chain: a hit needs no rows */
     bpf_loop((MAXBACKTRACE + 1) / 2, stp__uwalk_cb, &wc, 0);
 #ifndef STP_NO_CHAIN_CACHE
     if (k->uw.ch_on) {
@@ -303,6 +309,11 @@ walked:;
     if (k->uw.fp_frames)
       __sync_fetch_and_add(&s->ustack_fp_frames, k->uw.fp_frames);
   }
+}
+
+static __always_inline void stp__uwalk(struct stp_common *k)
+{
+  stp__uwalk_pcs_opt(k, 0);
 }
 
 #endif /* STP_BPF_UWALK_H */

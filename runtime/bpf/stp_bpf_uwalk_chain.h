@@ -106,8 +106,12 @@ STP_GLOBAL_FN int stp_chain_check(struct stp_uwalk *uw, struct stp_chain_ent *e)
   return 1;
 }
 
-/* The walk from the leaf in uw->regs, if a cached one still holds: 1 and uw filled. */
-static __always_inline int stp__chain_hit(struct stp_uwalk *uw, struct stp_proc_vmas *vm)
+/* The walk from the leaf in uw->regs, if a cached one still holds: 1 and uw filled. With
+ * `lazy_pcs` (ustack_id() and the ubacktrace() key token, which need the pcs only to store an id
+ * not stored yet) the pcs stay in the entry: uw->ch_pcs_way names it, stp__chain_pcs reads them.
+ * Only a walk of this context (slot 0, busy while the probe runs) rewrites the entry. */
+static __always_inline int stp__chain_hit(struct stp_uwalk *uw, struct stp_proc_vmas *vm,
+                                          int lazy_pcs)
 {
   uint32_t way = stp__chain_way(uw->regs.pc, uw->regs.sp);
   struct stp_chain_ent *e = bpf_map_lookup_elem(&stp_chaincache, &way);
@@ -132,16 +136,38 @@ static __always_inline int stp__chain_hit(struct stp_uwalk *uw, struct stp_proc_
   n = e->n;
   if (n < 1 || n > MAXBACKTRACE)
     return 0;
-  bytes = n * 8;
-  STP_CLAMP_REG(bytes, 8 * MAXBACKTRACE);
-  if (bpf_probe_read_kernel(uw->pcs, bytes, e->pcs) != 0)
-    return 0;
+  if (lazy_pcs) {
+    uw->ch_pcs_way = way + 1;
+  } else {
+    bytes = n * 8;
+    STP_CLAMP_REG(bytes, 8 * MAXBACKTRACE);
+    if (bpf_probe_read_kernel(uw->pcs, bytes, e->pcs) != 0)
+      return 0;
+  }
   uw->n = n;
   uw->exact = n;
   uw->stop = e->stop;
   uw->hash = e->hash;
   uw->phash = e->phash;
   return 1;
+}
+
+/* Where the pcs of the last walk are: uw->pcs, or the chain-cache entry a lazy hit left them in
+ * (checked to be that walk's: same hash and depth); 0 if neither (never expected). */
+static __always_inline const uint64_t *stp__chain_pcs(struct stp_uwalk *uw)
+{
+  uint32_t way = uw->ch_pcs_way;
+  struct stp_chain_ent *e;
+  if (!way)
+    return uw->pcs;
+#ifdef STP_TEST_NO_PCS_COPY  /* testing (run_chain_cache): the stale pcs[], as if never copied */
+  return uw->pcs;
+#endif
+  way = (way - 1) & (STP_CHAIN_WAYS - 1);
+  e = bpf_map_lookup_elem(&stp_chaincache, &way);
+  if (!e || !e->gen || e->hash != uw->hash || e->n != uw->n)
+    return 0;
+  return e->pcs;
 }
 
 /* After a full walk that recorded its reads: keep it when its outcome depended on nothing but
