@@ -23,6 +23,10 @@
 #   count_disp, id_disp  through the syscall dispatcher (a raw tracepoint) instead of the perf event
 #   other_tp, other_disp  a probe on getpid, which the workload never calls: what every other
 #                    syscall pays while a probe on one syscall is attached, either way
+#   *_nostats        count, id, ubt_key (and base_*) run without -vv: no BPF column, but the
+#                    workload is then not slowed by kernel.bpf_stats_enabled, which -vv turns on
+#                    (two sched_clock() reads around every BPF program run, paid by the traced
+#                    process and not by perf; in a VM ~50 ns an event)
 # Variants interleaved, ROUNDS rounds, medians and (min-max); a round in which other processes
 # made more than 1 % of the getppid() calls is left out of the BPF column. Root only.
 # Usage: [UKSTAP_BASE=OLD/ukstap] bench/walk_cost.sh [ROUNDS] [N] [VARIANT...]
@@ -74,6 +78,12 @@ add other_tp "global n; probe syscall.getpid { n++ }"
 add other_disp "global n; probe syscall.getpid { n++ }" "-D STP_SYSCALL_DISPATCH=1"
 add stream_nochain "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D STP_NO_CHAIN_CACHE=1"
 add ubt_key_nochain "global s; probe syscall.getppid { if ($F) s[ubacktrace()] <<< 1 } $AGG" "-D STP_NO_CHAIN_CACHE=1"
+# Without -vv (no BPF run-time statistics): what a user's run costs the traced process.
+declare -A NOSTATS
+for v in count id ubt_key; do
+  add ${v}_nostats "${SCRIPT[$v]}" "${EXTRA[$v]}"
+  NOSTATS[${v}_nostats]=1
+done
 # The tree before (UKSTAP_BASE: a ukstap binary next to its runtime/ and tapsets/) and perf, for
 # before/after figures and the ratios of issue 15 in one run.
 if [ -n "${UKSTAP_BASE:-}" ]; then
@@ -81,6 +91,10 @@ if [ -n "${UKSTAP_BASE:-}" ]; then
   add base_id "$ID"
   add base_stream "probe syscall.getppid { if ($F) print_ubacktrace() }"
   add base_ubt_key "global s; probe syscall.getppid { if ($F) s[ubacktrace()] <<< 1 } $AGG"
+  for v in count id ubt_key; do
+    add base_${v}_nostats "${SCRIPT[base_$v]}" ""
+    NOSTATS[base_${v}_nostats]=1
+  done
 fi
 ORDER+=(perf_dwarf)
 [ $# -gt 0 ] && ORDER=("$@")
@@ -104,8 +118,10 @@ for r in $(seq "$ROUNDS"); do
     fi
     bin=$UKSTAP
     [ "${v#base_}" != "$v" ] && bin=$UKSTAP_BASE
+    vv=-vv
+    [ -n "${NOSTATS[$v]:-}" ] && vv=
     # shellcheck disable=SC2086
-    "$bin" -vv ${EXTRA[$v]} -o "$tmp/out" -d "$tmp/deep" --ldd -e "${SCRIPT[$v]}" \
+    "$bin" $vv ${EXTRA[$v]} -o "$tmp/out" -d "$tmp/deep" --ldd -e "${SCRIPT[$v]}" \
       -c "$tmp/deep $N $D" > "$tmp/o" 2> "$tmp/e" || { echo "$v failed:"; tail -3 "$tmp/e"; continue; }
     ns=$(awk '/^ns_per_call/ {print $2}' "$tmp/o" "$tmp/out" | head -1)
     # Runs by other processes (the filter fails: a shell starting calls getppid) dilute the mean:

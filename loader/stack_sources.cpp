@@ -216,8 +216,12 @@ void StackSources::attach(struct bpf_object* obj, volatile struct stp_session* s
       for (const std::string& l : tables_->report()) s_.diag.stream() << "Pass 5: " << l << "\n";
   }
   if (tracker_) {
-    if (struct bpf_map* vm = bpf_object__find_map_by_name(obj, "stp_vmas"))
-      tracker_->mirror_to(bpf_map__fd(vm));
+    if (struct bpf_map* vm = bpf_object__find_map_by_name(obj, "stp_vmas")) {
+      struct bpf_map* ep = bpf_object__find_map_by_name(obj, "stp_vmas_epoch");
+      if (!tracker_->mirror_to(bpf_map__fd(vm), ep ? bpf_map__fd(ep) : -1))
+        s_.diag.stream() << "WARNING: cannot map stp_vmas_epoch: user stacks walk without the "
+                            "VMA mirror\n";
+    }
     retain_exited_until_read(obj);
   }
 }

@@ -326,11 +326,13 @@ std::vector<int> Tracker::known_pids() const {
 
 bool Tracker::is_target(int pid) const { return impl_->target(impl_->tgid(pid)); }
 
-void Tracker::mirror_to(int map_fd) {
+bool Tracker::mirror_to(int map_fd, int epoch_fd) {
   Impl& d = *impl_;
+  if (epoch_fd < 0 || !d.mirror.set_epoch_fd(epoch_fd)) return false;
   d.mirror.set_fd(map_fd);
   for (const auto& [pid, p] : d.procs) d.touched(pid);
   d.flush_mirror();
+  return true;
 }
 
 uint32_t Tracker::file_id_for(const std::string& path, uint64_t dev, uint64_t ino) {

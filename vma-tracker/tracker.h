@@ -108,7 +108,10 @@ class Tracker {
 
   // Kernel mirror (runtime/common/stp_vma.h): writes each target process's executable mappings
   // into the BPF hash map `map_fd` and keeps it current on every drain(); removes exited ones.
-  void mirror_to(int map_fd);
+  // `epoch_fd`: the mirror's epoch word (stp_vmas_epoch), added to after every change. false
+  // (nothing mirrored) when it cannot be mapped: the kernel's caller-chain cache would trust a
+  // mirror that changed.
+  bool mirror_to(int map_fd, int epoch_fd);
   // The load bias written to the mirror for a mapping (e.g. from the ELF's PT_LOAD via the
   // symbolizer's ElfFile::bias_for). Unset: start - pgoff, right for the usual ELF layouts
   // where a segment's vaddr - offset equals the first segment's.

@@ -12,6 +12,24 @@
 
 namespace ukstap::vma {
 
+bool VmaMirror::set_epoch_fd(int epoch_fd) {
+  void* p = mmap(nullptr, sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED, epoch_fd, 0);
+  if (p == MAP_FAILED) return false;
+  if (epoch_) munmap(epoch_, sizeof(uint64_t));
+  epoch_ = static_cast<uint64_t*>(p);
+  return true;
+}
+
+VmaMirror::~VmaMirror() {
+  if (epoch_) munmap(epoch_, sizeof(uint64_t));
+}
+
+// After the map's change (a BPF walk reads the epoch before the mirror): atomic, because the
+// kernel adds to it too (at every exec).
+void VmaMirror::bump_epoch() {
+  if (epoch_) __atomic_fetch_add(epoch_, 1, __ATOMIC_SEQ_CST);
+}
+
 void VmaMirror::write(int tgid, const std::vector<const Mapping*>& live, TrackerStats& stats) {
   if (fd_ < 0) return;
   auto v = std::make_unique<stp_proc_vmas>();  // 8 KiB: not on the stack
@@ -37,6 +55,7 @@ void VmaMirror::write(int tgid, const std::vector<const Mapping*>& live, Tracker
   v->gen = ++gen_;
   const uint32_t key = static_cast<uint32_t>(tgid);
   if (bpf_map_update_elem(fd_, &key, v.get(), BPF_ANY) == 0) {
+    bump_epoch();
     written_.insert(tgid);
     ++stats.mirror_updates;
   } else {
@@ -50,6 +69,7 @@ void VmaMirror::remove(int tgid, TrackerStats& stats) {
   // ENOENT is no loss: the kernel side drops a process's value itself at exec
   // (stp_rt_exec_seed in bpf/stp_bpf_kvma_cache.h).
   if (bpf_map_delete_elem(fd_, &key) != 0 && errno != ENOENT) ++stats.mirror_errors;
+  bump_epoch();
 }
 
 }  // namespace ukstap::vma

@@ -147,7 +147,12 @@ int stp_rt_exec_seed(struct bpf_raw_tracepoint_args *ctx)
   uint64_t code = BPF_CORE_READ(t, mm, start_code);
   uint64_t entry = r ? STP_X86_64_PT_PC(r) : 0;
   uint32_t tgid = (uint32_t)(bpf_get_current_pid_tgid() >> 32);
-  bpf_map_delete_elem(&stp_vmas, &tgid);
+  uint64_t *epoch = stp__vmas_epoch();
+  /* A deleted mirror changes the epoch, after the delete: a chain entry kept from it is never
+   * taken again (bpf/stp_bpf_vma_mirror.h). No mirror, no change: execs of other processes do
+   * not disturb the targets' entries. */
+  if (bpf_map_delete_elem(&stp_vmas, &tgid) == 0 && epoch)
+    __sync_fetch_and_add(epoch, 1);
   stp__kvma_seed(t, tgid, code);
   if (entry)
     stp__kvma_seed(t, tgid, entry);

@@ -91,6 +91,15 @@ static __always_inline int64_t stp__stack_store(struct stp_common *k, int kernel
   v->h.exact = (uint16_t)exact;
   v->h.kind = n ? STP_USTACK_PCS : STP_USTACK_NO_USER;
   v->h.stop = (uint8_t)stop;
+#ifndef STP_NO_CHAIN_CACHE
+  /* A user walk's pcs may still be in the caller-chain cache (a lazy hit: copied only here). */
+  if (kernel != STP__STACKS_KERNEL && n && !(pcs = stp__chain_pcs(&k->uw))) {
+    struct stp_session *s = stp__session();
+    if (s)
+      stp__count(&s->stacks_lost);
+    return (int64_t)id;
+  }
+#endif
   if (n) {
     /* Clamped in the helper's register (STP_CLAMP_REG): clang drops the mask it proves
      * useless (n <= MAXBACKTRACE), and 6.1's verifier had lost n's bound: "R2 unbounded". */
@@ -112,7 +121,7 @@ static __always_inline int64_t stp__stack_store(struct stp_common *k, int kernel
 static __always_inline int64_t stp__ustack_id(struct stp_common *k)
 {
   uint64_t h;
-  stp__uwalk(k);
+  stp__uwalk_pcs_opt(k, 1);  /* the pcs are read only to store a new id */
   if (k->uw.stop == STP_STOP_NO_USER) {
     h = stp_fnv_u64(STP_FNV_OFFSET, 0x100000000ull | (uint32_t)k->probe_id);
     k->uw.n = 0;
@@ -168,7 +177,7 @@ static __always_inline void stp__token_str_words(char *buf, uint64_t token, char
 static __always_inline void stp__ustack_hex_token(struct stp_common *k, char *buf)
 {
   uint64_t id;
-  stp__uwalk(k);
+  stp__uwalk_pcs_opt(k, 1);  /* the pcs are read only to store a new id */
   if (k->uw.stop == STP_STOP_NO_USER) {
     buf[0] = '\n';
     buf[1] = '\0';

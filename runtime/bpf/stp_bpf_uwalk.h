@@ -222,14 +222,18 @@ static long stp__uwalk_cb(uint32_t i, void *ctx)
 }
 
 /* Walk the current task's user stack into k->uw: DWARF CFI where the VMA tracker and the tables
- * know the pc, frame pointers elsewhere (those frames and all above them are inexact). */
-static __always_inline void stp__uwalk(struct stp_common *k)
+ * know the pc, frame pointers elsewhere (those frames and all above them are inexact).
+ * `lazy_pcs`: a caller-chain cache hit may leave the pcs in the cache (k->uw.ch_pcs_way; read
+ * them through stp__chain_pcs): for callers that need them only sometimes. */
+static __always_inline void stp__uwalk_pcs_opt(struct stp_common *k, int lazy_pcs)
 {
-  struct pt_regs *r = stp__user_regs();
+  /* The task's tgid and saved user registers from its BTF pointer: plain loads, one helper
+   * call fewer than bpf_get_current_pid_tgid() (stp__user_regs, read here for the task). */
+  struct task_struct *t = bpf_get_current_task_btf();
+  struct pt_regs *r = (t->flags & STP__PF_KTHREAD) ? 0 : (struct pt_regs *)bpf_task_pt_regs(t);
   struct stp_session *s;
   struct stp_proc_vmas *vm = 0, *own = 0;
-  uint64_t pt = bpf_get_current_pid_tgid();
-  uint32_t tgid = (uint32_t)(pt >> 32);
+  uint32_t tgid = (uint32_t)t->tgid;
   k->uw.n = 0;
   k->uw.exact = 0;
   k->uw.inexact = 0;
@@ -237,6 +241,7 @@ static __always_inline void stp__uwalk(struct stp_common *k)
   k->uw.hash = stp_fnv_u64(STP_FNV_OFFSET, tgid);
   k->uw.phash = STP_FNV_OFFSET;
   k->uw.tgid = tgid;
+  k->uw.ch_pcs_way = 0;
   if (!r) {
     k->uw.stop = STP_STOP_NO_USER;
   } else {
@@ -245,10 +250,12 @@ static __always_inline void stp__uwalk(struct stp_common *k)
      * for a kernel-mode sample the state saved when the task entered the kernel), so pc, sp and
      * fp are all trusted; runtime/arch/ documents the per-context masks. */
     uint32_t slot = k->slot & 1;
-    vm = own = bpf_map_lookup_elem(&stp_vmas, &tgid);
-    if (!vm)
-      vm = stp__parent_mirror();
-    struct stp__uwalk_ctx wc = { k, vm, bpf_map_lookup_elem(&stp_rowcache, &slot) };
+    /* The mirror's epoch before the mirror itself (bpf/stp_bpf_vma_mirror.h): a walk kept
+     * under it is answered without looking the mirror up while nothing rewrote any mirror. */
+    uint64_t *epp = stp__vmas_epoch();
+    uint64_t epoch = epp ? *(volatile uint64_t *)epp : 0;
+    int looked = 0;
+    struct stp__uwalk_ctx wc = { k, 0, 0 };
     /* bpf_task_pt_regs gives a BTF pointer: plain (fault-safe) loads, no helper calls. */
     uint64_t ip = STP_X86_64_PT_PC(r);
     k->uw.regs.pc = ip;
@@ -265,7 +272,6 @@ static __always_inline void stp__uwalk(struct stp_common *k)
     k->uw.win_end = 0;
     k->uw.vma_hint = 0;
     k->uw.mirror_miss = 0;
-    k->uw.own_gen = own ? own->gen + 1 : 0;
     k->uw.leaf_keep = !(k->slot & 1);
     k->uw.pcs[0] = ip;
     k->uw.hash = stp_fnv_u64(k->uw.hash, ip);
@@ -274,23 +280,54 @@ static __always_inline void stp__uwalk(struct stp_common *k)
     k->uw.exact = 1;
     k->uw.stop = STP_STOP_END;
 #ifndef STP_NO_CHAIN_CACHE
-    /* The caller-chain cache (bpf/stp_bpf_uwalk_chain.h): task context, as the leaf row. */
+    /* The caller-chain cache (bpf/stp_bpf_uwalk_chain.h): task context, as the leaf row. An
+     * entry from the process's own mirror under the current epoch needs no mirror lookup;
+     * any other is checked against the mirror's version. */
     k->uw.ch_on = 0;
+    if (k->uw.leaf_keep) {
+      uint32_t way;
+      struct stp_chain_ent *e = stp__chain_find(&k->uw, &way);
+      if (e && !(e->own && epp && e->epoch == epoch)) {
+        vm = own = bpf_map_lookup_elem(&stp_vmas, &tgid);
+        if (!vm)
+          vm = stp__parent_mirror();
+        looked = 1;
+        if (!vm || e->gen != vm->gen + 1) {
+          e = 0;
+        } else {
+          /* Valid for the mirror as it is at `epoch` (read before the lookup): so vouched for
+           * from now on, if it is the process's own (another process's write moved the epoch). */
+          e->own = own && vm == own && epp;
+          e->epoch = epoch;
+        }
+      }
+      if (e && stp__chain_take(&k->uw, e, way, lazy_pcs))
+        goto walked;
+    }
+#endif
+    if (!looked) {
+      vm = own = bpf_map_lookup_elem(&stp_vmas, &tgid);
+      if (!vm)
+        vm = stp__parent_mirror();
+    }
+    wc.vm = vm;
+    k->uw.own_gen = own ? own->gen + 1 : 0;
+#ifndef STP_NO_CHAIN_CACHE
     if (k->uw.leaf_keep && vm) {
       k->uw.ch_n = 0;
       k->uw.ch_used = 0;
       k->uw.ch_fp0 = k->uw.regs.fp;
       k->uw.ch_bx0 = k->uw.regs.bx;
-      if (stp__chain_hit(&k->uw, vm))
-        goto walked;
       k->uw.ch_on = 1;
     }
 #endif
+    wc.rc = bpf_map_lookup_elem(&stp_rowcache, &slot);  /* after the chain: a hit needs no rows */
     bpf_loop((MAXBACKTRACE + 1) / 2, stp__uwalk_cb, &wc, 0);
 #ifndef STP_NO_CHAIN_CACHE
     if (k->uw.ch_on) {
       k->uw.ch_on = 0;
-      stp__chain_keep(&k->uw, vm, ip, k->uw.regs.sp0, STP_X86_64_PT_LR(r));
+      stp__chain_keep(&k->uw, vm, own && vm == own && epp, epoch, ip, k->uw.regs.sp0,
+                      STP_X86_64_PT_LR(r));
     }
 walked:;
 #endif
@@ -303,6 +340,11 @@ walked:;
     if (k->uw.fp_frames)
       __sync_fetch_and_add(&s->ustack_fp_frames, k->uw.fp_frames);
   }
+}
+
+static __always_inline void stp__uwalk(struct stp_common *k)
+{
+  stp__uwalk_pcs_opt(k, 0);
 }
 
 #endif /* STP_BPF_UWALK_H */

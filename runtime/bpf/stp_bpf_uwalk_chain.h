@@ -40,7 +40,9 @@ struct stp_chain_ent {
   uint64_t hash;               /* the walk's hash (tgid and pcs) */
   uint64_t phash;              /* and over the pcs alone */
   uint64_t lo;                 /* the stack words read lie in [lo, lo + span) */
-  uint32_t span, pad;
+  uint32_t span;
+  uint32_t own;                /* walked with the process's own mirror: `epoch` may vouch for it */
+  uint64_t epoch;              /* the mirror epoch (stp_vmas_epoch) read before that walk */
   uint64_t val[STP_CHAIN_READS];
   uint16_t off[STP_CHAIN_READS];  /* their word index from lo */
   uint64_t pcs[MAXBACKTRACE];
@@ -106,20 +108,33 @@ STP_GLOBAL_FN int stp_chain_check(struct stp_uwalk *uw, struct stp_chain_ent *e)
   return 1;
 }
 
-/* The walk from the leaf in uw->regs, if a cached one still holds: 1 and uw filled. */
-static __always_inline int stp__chain_hit(struct stp_uwalk *uw, struct stp_proc_vmas *vm)
+/* The entry for the leaf in uw->regs, if one was kept for it (process, pc, sp and the leaf's
+ * registers its walk used); its validity for the mirror is the caller's to check. */
+static __always_inline struct stp_chain_ent *stp__chain_find(struct stp_uwalk *uw, uint32_t *way)
 {
-  uint32_t way = stp__chain_way(uw->regs.pc, uw->regs.sp);
-  struct stp_chain_ent *e = bpf_map_lookup_elem(&stp_chaincache, &way);
-  uint64_t len;
-  uint32_t n, bytes;
-  if (!e || e->gen != vm->gen + 1 || e->pc != uw->regs.pc || e->sp != uw->regs.sp ||
-      e->tgid != uw->tgid)
+  struct stp_chain_ent *e;
+  *way = stp__chain_way(uw->regs.pc, uw->regs.sp);
+  e = bpf_map_lookup_elem(&stp_chaincache, way);
+  if (!e || !e->gen || e->pc != uw->regs.pc || e->sp != uw->regs.sp || e->tgid != uw->tgid)
     return 0;
   if (((e->used & STP_CHAIN_USED_FP) && e->fp != uw->regs.fp) ||
       ((e->used & STP_CHAIN_USED_BX) && e->bx != uw->regs.bx) ||
       ((e->used & STP_CHAIN_USED_LR) && e->lr != uw->regs.lr))
     return 0;
+  return e;
+}
+
+/* Whether entry e's walk still holds: the mirror unchanged since (the epoch it was kept under,
+ * when it came from the process's own mirror: no lookup; else the mirror version `vm`), then
+ * every recorded stack word equal. 1: uw filled. With `lazy_pcs` (ustack_id() and the
+ * ubacktrace() key token, which need the pcs only to store an id not stored yet) the pcs stay
+ * in the entry: uw->ch_pcs_way names it, stp__chain_pcs reads them. Only a walk of this context
+ * (slot 0, busy while the probe runs) rewrites the entry. */
+static __always_inline int stp__chain_take(struct stp_uwalk *uw, struct stp_chain_ent *e,
+                                           uint32_t way, int lazy_pcs)
+{
+  uint64_t len;
+  uint32_t n, bytes;
   len = e->span;
   if (len < 8 || len > STP_UWIN)
     return 0;
@@ -132,10 +147,14 @@ static __always_inline int stp__chain_hit(struct stp_uwalk *uw, struct stp_proc_
   n = e->n;
   if (n < 1 || n > MAXBACKTRACE)
     return 0;
-  bytes = n * 8;
-  STP_CLAMP_REG(bytes, 8 * MAXBACKTRACE);
-  if (bpf_probe_read_kernel(uw->pcs, bytes, e->pcs) != 0)
-    return 0;
+  if (lazy_pcs) {
+    uw->ch_pcs_way = way + 1;
+  } else {
+    bytes = n * 8;
+    STP_CLAMP_REG(bytes, 8 * MAXBACKTRACE);
+    if (bpf_probe_read_kernel(uw->pcs, bytes, e->pcs) != 0)
+      return 0;
+  }
   uw->n = n;
   uw->exact = n;
   uw->stop = e->stop;
@@ -144,10 +163,29 @@ static __always_inline int stp__chain_hit(struct stp_uwalk *uw, struct stp_proc_
   return 1;
 }
 
+/* Where the pcs of the last walk are: uw->pcs, or the chain-cache entry a lazy hit left them in
+ * (checked to be that walk's: same hash and depth); 0 if neither (never expected). */
+static __always_inline const uint64_t *stp__chain_pcs(struct stp_uwalk *uw)
+{
+  uint32_t way = uw->ch_pcs_way;
+  struct stp_chain_ent *e;
+  if (!way)
+    return uw->pcs;
+#ifdef STP_TEST_NO_PCS_COPY  /* testing (run_chain_cache): the stale pcs[], as if never copied */
+  return uw->pcs;
+#endif
+  way = (way - 1) & (STP_CHAIN_WAYS - 1);
+  e = bpf_map_lookup_elem(&stp_chaincache, &way);
+  if (!e || !e->gen || e->hash != uw->hash || e->n != uw->n)
+    return 0;
+  return e->pcs;
+}
+
 /* After a full walk that recorded its reads: keep it when its outcome depended on nothing but
  * them (see the top of this file). */
 static __always_inline void stp__chain_keep(struct stp_uwalk *uw, struct stp_proc_vmas *vm,
-                                            uint64_t pc, uint64_t sp, uint64_t lr)
+                                            int own, uint64_t epoch, uint64_t pc, uint64_t sp,
+                                            uint64_t lr)
 {
   uint32_t way, i, nr = uw->ch_n, n = uw->n;
   uint64_t span;
@@ -176,6 +214,8 @@ static __always_inline void stp__chain_keep(struct stp_uwalk *uw, struct stp_pro
   e->phash = uw->phash;
   e->lo = nr ? uw->ch_lo : sp & ~7ull;
   e->span = (uint32_t)span;
+  e->own = own;
+  e->epoch = epoch;
   for (i = 0; i < STP_CHAIN_READS; i++) {
     if (i >= nr)
       break;

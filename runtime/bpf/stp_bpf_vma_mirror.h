@@ -22,6 +22,27 @@ struct {
   __type(value, struct stp_proc_vmas);
 } stp_vmas SEC(".maps");
 
+/* The mirror's epoch: a counter that changes whenever stp_vmas does (the VMA tracker adds 1
+ * after each value it writes or deletes, stp_rt_exec_seed after it deletes one at an exec). A
+ * caller-chain cache entry found valid under epoch E with the process's own mirror stays valid
+ * while the epoch is E: a hit then needs no lookup of the mirror (bpf/stp_bpf_uwalk_chain.h).
+ * Entries from a parent's mirror (a child forked a moment ago) are not vouched for by it: the
+ * child's exec or its own mirror would change what its walk uses without always changing the
+ * map. One word, mmap'ed by user space (vma-tracker/vma_mirror.cpp). */
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, 1);
+  __uint(map_flags, BPF_F_MMAPABLE);
+  __type(key, uint32_t);
+  __type(value, uint64_t);
+} stp_vmas_epoch SEC(".maps");
+
+static __always_inline uint64_t *stp__vmas_epoch(void)
+{
+  uint32_t zero = 0;
+  return bpf_map_lookup_elem(&stp_vmas_epoch, &zero);
+}
+
 /* The executable mapping holding pc: binary search over the entries (sorted by start), one
  * halving per bpf_loop iteration (see stp__rowsearch, bpf/stp_bpf_cfi_tables.h). */
 struct stp__vmasearch {

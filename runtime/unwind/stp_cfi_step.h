@@ -252,7 +252,8 @@ struct stp_uwalk {
   uint32_t ch_on;              /* record this walk's reads (task context, a mirror) */
   uint32_t ch_n;               /* reads recorded; > STP_CHAIN_READS: not cacheable */
   uint32_t ch_used;            /* the leaf's registers the walk used (STP_CHAIN_USED_*) */
-  uint32_t ch_pad;
+  uint32_t ch_pcs_way;         /* a hit left its pcs in this chain-cache way (+ 1; 0: they are in
+                                  pcs[]): ustack_id() copies them only to store a new id */
   uint64_t ch_lo, ch_hi;       /* lowest and highest address read */
   uint64_t ch_fp0, ch_bx0;     /* the leaf's fp and rbx */
   uint64_t ch_addr[STP_CHAIN_READS];

@@ -25,4 +25,22 @@ t "run" 0 '*' '' -- "$UKSTAP" -o "$T_TMP/stacks.out" -e "$S" -c "$P $T_TMP/prog.
 t "each event's stack and each ustack_id() key = the program's path and libunwind's stack" \
   0 '' '' -- python3 "$UKSTAP_TOP_SRCDIR/testsuite/e2e/chain_cache_check.py" "$T_TMP/stacks.out" \
   "$T_TMP/prog.out"
+# A hit whose id is not stored yet (ustack_id() after the same stack was streamed) with another
+# stack walked in between on the same CPU (pinned): the stored stack must be the hit's pcs,
+# which stay in the cache entry until then (stp__chain_pcs), never the context's last walk's.
+S='
+global s, ev
+probe syscall.getppid {
+  if (pid() == target()) {
+    if (ev++ % 5 < 2) { printf("E\n"); print_ubacktrace() }
+    else s[ustack_id()] <<< 1
+  }
+}
+probe syscall.getpid { if (pid() == target()) { printf("B\n"); print_ubacktrace() } }
+probe end { foreach (k in s) { printf("T %d\n", @count(s[k])); print_ustack_id(k) } }'
+t "lazy run" 0 '*' '' -- "$UKSTAP" $CHAIN_EXTRA -d "$P" --ldd -o "$T_TMP/lazy.out" -e "$S" \
+  -c "taskset -c 0 $P $T_TMP/lazy_prog.out lazy"
+t "a hit's stored stack (its pcs left in the cache) = the program's path and libunwind's stack" \
+  0 '' '' -- python3 "$UKSTAP_TOP_SRCDIR/testsuite/e2e/chain_cache_check.py" "$T_TMP/lazy.out" \
+  "$T_TMP/lazy_prog.out"
 t_done

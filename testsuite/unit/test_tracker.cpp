@@ -583,15 +583,33 @@ TEST_CASE("live: a thread's tid resolves to its process's mappings", "[tracker]"
   munmap(reinterpret_cast<void*>(addr), page);
 }
 
+// The mirror's epoch word (stp_vmas_epoch in runtime/bpf/stp_bpf_vma_mirror.h).
+static int epoch_map() {
+  LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE);
+  return bpf_map_create(BPF_MAP_TYPE_ARRAY, "stp_vmas_epoch", sizeof(uint32_t), sizeof(uint64_t),
+                        1, &o);
+}
+
+static uint64_t epoch_of(int fd) {
+  uint32_t zero = 0;
+  uint64_t v = 0;
+  bpf_map_lookup_elem(fd, &zero, &v);
+  return v;
+}
+
 TEST_CASE("live: the BPF mirror matches a live child's /proc/PID/maps", "[tracker]") {
   if (!live_ok()) return;
   int map_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "stp_vmas", sizeof(uint32_t),
                               sizeof(stp_proc_vmas), 64, nullptr);
   INFO("bpf_map_create: " << std::strerror(errno));
   REQUIRE(map_fd >= 0);
+  int ep_fd = epoch_map();
+  REQUIRE(ep_fd >= 0);
   Tracker tr;
   start_for_self(tr);
-  tr.mirror_to(map_fd);
+  REQUIRE(tr.mirror_to(map_fd, ep_fd));
+  // Every write of the mirror changes its epoch (the kernel's chain cache relies on it).
+  const uint64_t ep0 = epoch_of(ep_fd);
 
   int up[2], down[2];
   REQUIRE(pipe(up) == 0);
@@ -639,8 +657,12 @@ TEST_CASE("live: the BPF mirror matches a live child's /proc/PID/maps", "[tracke
   }
 
   // A bias callback (the symbolizer's PT_LOAD arithmetic) is what the mirror writes.
+  CHECK(epoch_of(ep_fd) > ep0);
+  const uint64_t ep1 = epoch_of(ep_fd);
   tr.set_bias_fn([](const Mapping& m) { return m.start - m.pgoff + 0x1000; });
-  tr.mirror_to(map_fd);
+  REQUIRE(tr.mirror_to(map_fd, ep_fd));
+  CHECK(epoch_of(ep_fd) > ep1);
+  CHECK(!tr.mirror_to(map_fd, -1));  // no epoch: nothing is mirrored
   REQUIRE(bpf_map_lookup_elem(map_fd, &key, v.get()) == 0);
   CHECK(v->e[0].bias == truth[0].start - truth[0].pgoff + 0x1000);
 
@@ -651,6 +673,7 @@ TEST_CASE("live: the BPF mirror matches a live child's /proc/PID/maps", "[tracke
   CHECK(tr.stats().mirror_errors == 0);
   CHECK(tr.stats().mirror_truncated == 0);
   close(map_fd);
+  close(ep_fd);
 }
 
 TEST_CASE("live: records wrapping around the end of the ring", "[tracker]") {
@@ -770,7 +793,9 @@ TEST_CASE("cost of the side-band records per fork+exec", "[.tracker-bench]") {
       tr.set_targets(all);
       std::string why;
       REQUIRE(tr.start(why));
-      tr.mirror_to(map_fd);
+      int ep_fd = epoch_map();
+      REQUIRE(ep_fd >= 0);
+      REQUIRE(tr.mirror_to(map_fd, ep_fd));
       on_mirror.push_back(workload_ms(n, &tr, &drain_mirror_ms));
       CHECK(tr.stats().mirror_errors == 0);
     }

@@ -14,11 +14,12 @@
 #include <libunwind.h>
 #include <stdio.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
 
 static volatile long sink;
-static int told[3], nseq;
+static int told[8], nseq;
 static char seq[256];
 
 static NOINLINE void print_truth(int path)
@@ -52,10 +53,58 @@ static NOINLINE long m1(void) { long r = m2(); sink += r; return r; }
 static NOINLINE long top_a(void) { long r = m1(); sink += r; return r; }
 static NOINLINE long top_b(void) { long r = m1(); sink += r; return r; }
 
+/* A getpid() under a 2 KiB frame: a walk that reads words further apart than the chain cache
+ * keeps (STP_UWIN), so it is never kept and never evicts an entry, but leaves its own pcs in the
+ * walk's context. */
+static NOINLINE long other_walk(void)
+{
+  volatile char big[2048];
+  long r;
+  big[0] = 1;
+  __asm__ volatile("syscall" : "=a"(r) : "a"((long)SYS_getpid) : "rcx", "r11", "memory");
+  return r + big[0];
+}
+
+/* Path p of the lazy run: p + 1 frames of rec above top_a (a stack of its own). */
+static NOINLINE long rec(int d)
+{
+  long r = d > 0 ? rec(d - 1) : top_a();
+  sink += r;
+  return r;
+}
+
+/* "lazy" (run_chain_cache.sh's second run): for paths 0..7, five events: two whose stacks the
+ * script streams (the walk is kept in the cache), a walk of another stack before the third
+ * (other_walk), then three whose stacks it aggregates (ustack_id(): a hit of the kept walk whose
+ * id is not stored yet, so its pcs must come from the cache entry, not from the context's last
+ * walk, which is other_walk's). The script counts the events: the first two of each five are
+ * streamed. "ids PATH N": N aggregated events of PATH. A walk is kept only once the VMA tracker
+ * mirrors the process (ms after exec): the pause between paths lets that happen early on. */
+static NOINLINE void lazy_run(void)
+{
+  /* volatile counters: the compiler must not peel the i == 2 iteration into a call site of its
+   * own (the events of one path must have one stack). */
+  for (volatile int p = 0; p < 8; p++) {
+    for (volatile int i = 0; i < 5; i++) {
+      if (i == 2)
+        other_walk();
+      cur = p;
+      rec(p);
+    }
+    printf("ids %d 3\n", p);
+    usleep(20000);
+  }
+}
+
 int main(int argc, char **argv)
 {
   if (argc > 1 && !freopen(argv[1], "w", stdout))
     return 1;
+  if (argc > 2) {
+    lazy_run();
+    printf("seq %s\n", seq);
+    return 0;
+  }
   for (int i = 0; i < 30; i++) {
     cur = 0;
     top_a();
