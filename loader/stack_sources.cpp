@@ -205,6 +205,12 @@ void StackSources::attach(struct bpf_object* obj, volatile struct stp_session* s
         session->syscall_glue[2 * i] = g->start;
         session->syscall_glue[2 * i + 1] = g->start + g->size;
       }
+    const char* fixed[3] = {"bpf_trace_run2", "__bpf_trace_sys_enter", "__bpf_trace_sys_exit"};
+    for (int i = 0; i < 3; ++i)
+      if (const ksym::Symbol* g = kallsyms_->find(fixed[i]); g && g->size) {
+        session->syscall_glue_fixed[2 * i] = g->start;
+        session->syscall_glue_fixed[2 * i + 1] = g->start + g->size;
+      }
   }
   // The in-kernel unwinder's tables and view of the targets' executable mappings.
   if (tables_) {
