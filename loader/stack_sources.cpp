@@ -100,6 +100,10 @@ bool StackSources::start_user(pid_t target_pid, const std::string& target_path, 
   ustacks_ = std::make_unique<UserStacks>(*tracker_, *symbolizer_);
   if (tables_) {
     deferred_ = std::make_unique<DeferredUnwind>(*tracker_, *symbolizer_, *tables_);
+    // -D MAXBACKTRACE=N: the walks finished in user space stop where the BPF walk does (they
+    // stopped at the runtime's default 128: "depth limit" for a 512-deep stack under =600).
+    deferred_->set_max_frames(
+        static_cast<uint32_t>(std::strtoul(s_.define("MAXBACKTRACE", "0").c_str(), nullptr, 0)));
     ustacks_->set_deferred(deferred_.get());
   }
   ustacks_->set_target(target_pid);
