@@ -128,13 +128,23 @@ static __always_inline void stp__ustack_emit(struct stp_common *k, int flags, ui
 
 #define stp__token_str(buf, token) stp_token_str((buf), (token), STP_TOKEN_USER)
 
-static __always_inline void stp__ustack_print(struct stp_common *k, int flags)
+/* print_ubacktrace()'s record after the walk: a global function, as stp_ustack_sprint_rec below
+ * (6.1: print_ubacktrace() twice then ubacktrace() in one probe was over the 1M limit). */
+STP_GLOBAL_FN int stp_ustack_print_rec(struct stp_common *k, int flags)
 {
-  stp__uwalk(k);
+  if (!k)
+    return 0;
   stp__usnap_if_pending(k);
 #ifndef STP_PROF_NO_EMIT  /* profiling (docs/DESIGN.md "What a walk costs"): the walk alone */
   stp__ustack_emit(k, flags, 0);
 #endif
+  return 0;
+}
+
+static __always_inline void stp__ustack_print(struct stp_common *k, int flags)
+{
+  stp__uwalk(k);
+  stp_ustack_print_rec(k, flags);
 }
 
 /* sprint_ubacktrace()'s record and token after the walk: a global function, checked once per
