@@ -95,7 +95,7 @@ bool DeferredUnwind::finish(const stp_ustack& u, std::vector<uint64_t>& pcs, uin
   uint32_t ex = 1, why = STP_STOP_END;
   bool inexact = false;
   for (;;) {
-    if (out.size() >= MAXBACKTRACE) {
+    if (out.size() >= (max_frames_ ? max_frames_ : MAXBACKTRACE)) {
       why = STP_STOP_DEPTH;
       break;
     }

@@ -44,6 +44,10 @@ class DeferredUnwind {
   // left as the kernel found them (false: stop stays "unwind table not loaded yet").
   bool finish(const stp_ustack& u, std::vector<uint64_t>& pcs, uint32_t& exact, uint32_t& stop);
 
+  // The script's MAXBACKTRACE (-D): a walk finished here stops at the same depth as the BPF
+  // walk would (default: the runtime's, 128).
+  void set_max_frames(uint32_t n) { max_frames_ = n; }
+
   // For -v: copies received, their stack bytes, walks finished from them, walks without one.
   uint64_t copies = 0, copy_bytes = 0, finished = 0, without_copy = 0;
   uint64_t first_ns = 0, last_ns = 0;  // the first and the last copy's event times
@@ -57,6 +61,7 @@ class DeferredUnwind {
   sym::Symbolizer& sym_;
   UnwindTables& tables_;
   std::unordered_map<uint32_t, Copy> pending_;  // by tid: the record that follows is its own
+  uint32_t max_frames_ = 0;  // 0: the runtime's MAXBACKTRACE
 };
 
 }  // namespace ukstap::loader

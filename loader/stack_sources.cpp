@@ -100,6 +100,10 @@ bool StackSources::start_user(pid_t target_pid, const std::string& target_path, 
   ustacks_ = std::make_unique<UserStacks>(*tracker_, *symbolizer_);
   if (tables_) {
     deferred_ = std::make_unique<DeferredUnwind>(*tracker_, *symbolizer_, *tables_);
+    // -D MAXBACKTRACE=N: the walks finished in user space stop where the BPF walk does (they
+    // stopped at the runtime's default 128: "depth limit" for a 512-deep stack under =600).
+    deferred_->set_max_frames(
+        static_cast<uint32_t>(std::strtoul(s_.define("MAXBACKTRACE", "0").c_str(), nullptr, 0)));
     ustacks_->set_deferred(deferred_.get());
   }
   ustacks_->set_target(target_pid);
@@ -204,6 +208,12 @@ void StackSources::attach(struct bpf_object* obj, volatile struct stp_session* s
       if (const ksym::Symbol* g = kallsyms_->find(glue[i]); g && g->size) {
         session->syscall_glue[2 * i] = g->start;
         session->syscall_glue[2 * i + 1] = g->start + g->size;
+      }
+    const char* fixed[3] = {"bpf_trace_run2", "__bpf_trace_sys_enter", "__bpf_trace_sys_exit"};
+    for (int i = 0; i < 3; ++i)
+      if (const ksym::Symbol* g = kallsyms_->find(fixed[i]); g && g->size) {
+        session->syscall_glue_fixed[2 * i] = g->start;
+        session->syscall_glue_fixed[2 * i + 1] = g->start + g->size;
       }
   }
   // The in-kernel unwinder's tables and view of the targets' executable mappings.

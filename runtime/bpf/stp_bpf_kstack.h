@@ -33,20 +33,49 @@ STP_GLOBAL_FN int stp_kwalk_hash(struct stp_kwalk *kw)
   return 0;
 }
 
+/* A dispatched syscall probe's glue frames below its own (bpf_trace_run2, __bpf_trace_sys_*):
+ * how many a stack shows, counted on the first walk of the session (stp_session's
+ * syscall_kskip, + 1; 0: not yet). A fixed count was wrong on one kernel or the other: 6.18
+ * shows both frames, Debian 12's 6.1 one, and skipping two there cut syscall_trace_enter. */
+static __always_inline uint32_t stp__kglue_count(struct stp_session *s, struct stp_common *k,
+                                                 void *ctx, uint32_t skip)
+{
+  uint32_t learned = s->syscall_kskip, g = 0;
+  long r;
+  if (learned)
+    return learned - 1;
+  r = bpf_get_stack(ctx, k->kw.pcs, sizeof(k->kw.pcs), skip & BPF_F_SKIP_FIELD_MASK);
+  for (int i = 0; i < 3; i++) {
+    uint64_t pc = k->kw.pcs[i];
+    if (r < 8 * (i + 1) ||
+        !((pc >= s->syscall_glue_fixed[0] && pc < s->syscall_glue_fixed[1]) ||
+          (pc >= s->syscall_glue_fixed[2] && pc < s->syscall_glue_fixed[3]) ||
+          (pc >= s->syscall_glue_fixed[4] && pc < s->syscall_glue_fixed[5])))
+      break;
+    g++;
+  }
+  if (r > 0)
+    s->syscall_kskip = g + 1;
+  return g;
+}
+
 /* The kernel stack of the probe context into k->kw (n = 0: none, e.g. a user-mode sample). */
 static __always_inline void stp__kwalk(struct stp_common *k, void *ctx)
 {
   long r = -1;
+  uint32_t skip = k->kskip;
+  struct stp_session *s = skip ? stp__session() : 0;
+  if (ctx && s)
+    skip += stp__kglue_count(s, k, ctx, skip);
   if (ctx)
-    r = bpf_get_stack(ctx, k->kw.pcs, sizeof(k->kw.pcs), k->kskip & BPF_F_SKIP_FIELD_MASK);
-  if (k->kskip && r > 0) {
+    r = bpf_get_stack(ctx, k->kw.pcs, sizeof(k->kw.pcs), skip & BPF_F_SKIP_FIELD_MASK);
+  if (s && r > 0) {
     /* Behind the syscall dispatcher, when the raw tracepoint has 2+ programs the kernel calls
      * them through __traceiter_sys_*: one more glue frame (its range from kallsyms). */
-    struct stp_session *s = stp__session();
     uint64_t pc = k->kw.pcs[0];
-    if (s && ((pc >= s->syscall_glue[0] && pc < s->syscall_glue[1]) ||
-              (pc >= s->syscall_glue[2] && pc < s->syscall_glue[3])))
-      r = bpf_get_stack(ctx, k->kw.pcs, sizeof(k->kw.pcs), (k->kskip + 1) & BPF_F_SKIP_FIELD_MASK);
+    if ((pc >= s->syscall_glue[0] && pc < s->syscall_glue[1]) ||
+        (pc >= s->syscall_glue[2] && pc < s->syscall_glue[3]))
+      r = bpf_get_stack(ctx, k->kw.pcs, sizeof(k->kw.pcs), (skip + 1) & BPF_F_SKIP_FIELD_MASK);
   }
   k->kw.n = r > 0 ? (uint32_t)((uint64_t)r >> 3) : 0;
   if (k->kw.n > MAXBACKTRACE)

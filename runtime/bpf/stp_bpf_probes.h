@@ -44,7 +44,9 @@
   STP__PROBE_INFO(id, STP_SLOT_NORMAL, (isret), 0)                                      \
   SEC("raw_tp") int stp_probe_##id(struct bpf_raw_tracepoint_args *ctx)
 
-#define STP_SYSCALL_KSKIP 3
+/* The dispatched probe's own frame (the stack starts at its call of bpf_get_stack); the
+ * kernel's glue frames below it are counted once per session (bpf/stp_bpf_kstack.h). */
+#define STP_SYSCALL_KSKIP 1
 /* In a foreach body (a bpf_for_each_map_elem callback) the stack has two more frames on top:
  * the callback and the kernel's for-each helper. Returns the skip to restore afterwards. Only
  * where frames are skipped at all: a perf-event tracepoint's stack starts at its saved regs. */
@@ -55,8 +57,8 @@ STP_SUBPROG void stp__sysrec_fill(struct stp_common *k,
 {
   struct pt_regs *r = stp__user_regs();  /* sys_enter's regs argument is this very frame */
   /* A raw tracepoint program's kernel stack starts in the tracing glue: the program itself,
-   * bpf_trace_run2, __bpf_trace_sys_enter/exit; then syscall_trace_enter or the exit path,
-   * where a syscalls:sys_* probe's stack begins. */
+   * bpf_trace_run2, __bpf_trace_sys_enter/exit (one of the two on 6.1); then
+   * syscall_trace_enter or the exit path, where a syscalls:sys_* probe's stack begins. */
   k->kskip = STP_SYSCALL_KSKIP;
   k->sysrec[0] = 0;
   if (!r) {

@@ -128,23 +128,45 @@ static __always_inline void stp__ustack_emit(struct stp_common *k, int flags, ui
 
 #define stp__token_str(buf, token) stp_token_str((buf), (token), STP_TOKEN_USER)
 
-static __always_inline void stp__ustack_print(struct stp_common *k, int flags)
+/* print_ubacktrace()'s record after the walk: a global function, as stp_ustack_sprint_rec below
+ * (6.1: print_ubacktrace() twice then ubacktrace() in one probe was over the 1M limit). */
+STP_GLOBAL_FN int stp_ustack_print_rec(struct stp_common *k, int flags)
 {
-  stp__uwalk(k);
+  if (!k)
+    return 0;
   stp__usnap_if_pending(k);
 #ifndef STP_PROF_NO_EMIT  /* profiling (docs/DESIGN.md "What a walk costs"): the walk alone */
   stp__ustack_emit(k, flags, 0);
 #endif
+  return 0;
+}
+
+static __always_inline void stp__ustack_print(struct stp_common *k, int flags)
+{
+  stp__uwalk(k);
+  stp_ustack_print_rec(k, flags);
+}
+
+/* sprint_ubacktrace()'s record and token after the walk: a global function, checked once per
+ * program, after whose call the probe goes on from one state. Inline, 6.1's verifier carried
+ * the record's many states into all the code after it: sprint_ubacktrace() then ubacktrace() in
+ * one probe was "BPF program is too large" there (e2e run_stack_token). */
+STP_GLOBAL_FN int stp_ustack_sprint_rec(struct stp_common *k, struct stp_strbuf *buf, int flags)
+{
+  uint64_t token;
+  if (!k || !buf)
+    return 0;
+  stp__usnap_if_pending(k);
+  token = stp_stack_token(k->uw.hash, STP_USTACK_PCS, flags);
+  stp__ustack_emit(k, flags, token);
+  stp__token_str(buf->s, token);
+  return 0;
 }
 
 static __always_inline void stp__ustack_sprint(struct stp_common *k, char *buf, int flags)
 {
-  uint64_t token;
   stp__uwalk(k);
-  stp__usnap_if_pending(k);
-  token = stp_stack_token(k->uw.hash, STP_USTACK_PCS, flags);
-  stp__ustack_emit(k, flags, token);
-  stp__token_str(buf, token);
+  stp_ustack_sprint_rec(k, (struct stp_strbuf *)buf, flags);
 }
 
 /* "0x%x " per pc of pcs[0..n) from `skip`, at most `max` of them, into buf (MAXSTRINGLEN):

@@ -150,6 +150,13 @@ struct stp_session {
   /* [lo, hi) of __traceiter_sys_enter and __traceiter_sys_exit (0 0: unknown): the frame the
    * kernel adds when 2+ programs share a raw syscall tracepoint (bpf/stp_bpf_kstack.h). */
   uint64_t syscall_glue[4];
+  /* [lo, hi) of bpf_trace_run2, __bpf_trace_sys_enter and __bpf_trace_sys_exit: the frames
+   * between a dispatched syscall probe and syscall_trace_enter (or the exit path). How many of
+   * them a stack shows depends on the kernel's build (6.18: both, Debian 12's 6.1: one), so
+   * the first walk counts them: syscall_kskip = that count + 1 (0: not counted yet). */
+  uint64_t syscall_glue_fixed[6];
+  uint32_t syscall_kskip;
+  uint32_t syscall_pad;
 };
 
 /* Read-only configuration filled by the loader before load: the BPF global

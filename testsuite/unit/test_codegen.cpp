@@ -336,6 +336,32 @@ TEST_CASE("codegen: dispatch policy: one syscall probe alone is not dispatched u
   CHECK_FALSE(other.a().dispatch.enabled);
 }
 
+// 6.1's syscalls:* perf-event tracepoint gives BPF the user registers: backtrace() there was
+// empty (e2e run_kstack_whole_addresses in the 6.1 guest). A probe that walks the kernel stack
+// goes behind the dispatcher (a raw tracepoint: the kernel's own stack) even alone.
+TEST_CASE("codegen: dispatch policy: one syscall probe that walks the kernel stack is dispatched",
+          "[codegen]") {
+  if (!have_syscall_events()) {
+    ukstap::test::skip_outside_ci("no syscalls:sys_enter_openat/close tracepoints");
+    return;
+  }
+  for (const char* body : {"print_backtrace()", "println(backtrace())", "println(callers(2))",
+                           "println(kstack_id())", "println(addr())"}) {
+    INFO(body);
+    Script t(std::string("probe kernel.trace(\"syscalls:sys_enter_openat\") { ") + body + " }");
+    REQUIRE(t.failed_pass == 0);
+    CHECK(t.a().dispatch.enabled);
+    Script off(std::string("probe kernel.trace(\"syscalls:sys_enter_openat\") { ") + body + " }",
+               {{"STP_SYSCALL_DISPATCH", "0"}});
+    REQUIRE(off.failed_pass == 0);
+    CHECK_FALSE(off.a().dispatch.enabled);
+  }
+  // A kernel symbol alone (symname) needs no stack.
+  Script sym("probe kernel.trace(\"syscalls:sys_enter_openat\") { println(symname(0x1234)) }");
+  REQUIRE(sym.failed_pass == 0);
+  CHECK_FALSE(sym.a().dispatch.enabled);
+}
+
 TEST_CASE("codegen: probes of one syscall take one slot each; a dispatcher program per slot",
           "[codegen]") {
   if (!have_syscall_events() || tracefs_offset("syscalls", "sys_exit_openat", "ret") < 0) {

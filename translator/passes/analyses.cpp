@@ -12,7 +12,7 @@ int run_analyses(Session& s) {
   a->calls = build_call_graph(s);
   a->placement = place_probes(s);
   a->reach = compute_reachability(s, a->calls, a->placement);
-  a->dispatch = plan_syscall_dispatch(s);
+  a->dispatch = plan_syscall_dispatch(s, a->reach.walks_kernel_stack);
   a->bt_tokens = find_backtrace_tokens(s);
   a->sym_tokens = check_symbol_tokens(s);
   if (a->sym_tokens.errors) return a->sym_tokens.errors;

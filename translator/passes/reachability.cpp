@@ -40,6 +40,7 @@ Reachability compute_reachability(const Session& s, const CallGraph& calls,
     const std::string& code = static_cast<const ast::EmbeddedCode*>(f->body)->code;
     r.uses_user_stacks |= mentions(code, "_stp_ustack_", "_stp_usym_");
     r.uses_kernel_stacks |= mentions(code, "_stp_kstack_", "_stp_ksym_");
+    r.walks_kernel_stack |= mentions(code, "_stp_kstack_", "_stp_kernel_pc");
   }
   return r;
 }

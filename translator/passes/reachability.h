@@ -16,6 +16,9 @@ struct Reachability {
   // _stp_usym_*), or kernel ones (_stp_kstack_*, _stp_ksym_*).
   bool uses_user_stacks = false;
   bool uses_kernel_stacks = false;
+  // Some reachable embedded-C function walks the probe context's kernel stack (_stp_kstack_*,
+  // _stp_kernel_pc): the syscall dispatch policy needs it (passes/syscall_dispatch.h).
+  bool walks_kernel_stack = false;
 
   bool reaches(const ast::Function* f, ProbeSide side) const;
 };

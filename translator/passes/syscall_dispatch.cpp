@@ -16,13 +16,13 @@ const SyscallDispatch::Slot* SyscallDispatch::of(const DerivedProbe& p) const {
   return it == probes.end() ? nullptr : &it->second;
 }
 
-SyscallDispatch plan_syscall_dispatch(const Session& s) {
+SyscallDispatch plan_syscall_dispatch(const Session& s, bool walks_kernel_stack) {
   SyscallDispatch d;
   int count = 0;
   for (auto* p : s.probes)
     if (dispatchable(*p)) ++count;
   std::string mode = s.define("STP_SYSCALL_DISPATCH", "");
-  d.enabled = mode.empty() ? count >= 2 : mode != "0";
+  d.enabled = mode.empty() ? count >= 2 || (count >= 1 && walks_kernel_stack) : mode != "0";
   if (!d.enabled) return d;
   std::map<std::pair<bool, int>, int> next_slot;  // per (exit, nr)
   for (auto* p : s.probes) {

@@ -2,8 +2,12 @@
 // tracepoint"). Syscall tracepoint probes can run behind one dispatcher program per direction
 // and slot on the raw sys_enter/sys_exit tracepoints, tail-calling the probe at (syscall
 // number, slot). It saves ~70 ms of exit per tracepoint but costs every unprobed syscall
-// ~18 ns while attached, so by default only a script with two or more such probes uses it;
-// -D STP_SYSCALL_DISPATCH=0 or =1 decides instead.
+// ~18 ns while attached, so by default only a script with two or more such probes uses it, or
+// one whose handlers walk the kernel stack (backtrace(), print_backtrace(), kstack ids, addr()):
+// a syscalls:* perf-event tracepoint program gets the task's user registers on older kernels
+// (Debian 12's 6.1), where bpf_get_stack then finds no kernel frame and backtrace() was empty
+// (6.18 gives the stack, perf_syscall_enter on top); behind the dispatcher the stack starts at
+// syscall_trace_enter (or the exit path) on both. -D STP_SYSCALL_DISPATCH=0 or =1 decides instead.
 #pragma once
 
 #include <map>
@@ -31,6 +35,6 @@ struct SyscallDispatch {
   const Slot* of(const DerivedProbe& p) const;
 };
 
-SyscallDispatch plan_syscall_dispatch(const Session& s);
+SyscallDispatch plan_syscall_dispatch(const Session& s, bool walks_kernel_stack = false);
 
 }  // namespace ukstap::passes
