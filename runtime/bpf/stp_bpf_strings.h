@@ -18,7 +18,7 @@
 /* STP_RT_FN(name): a global function of the runtime that only the programs calling it compile.
  * Pass 3 defines STP_RT_SELECT and, for each such function, STP_USES_<name> 1 or 0 from the
  * names its generated C calls (translator/codegen/runtime_functions.cpp). clang generates a
- * global function whether or not anything calls it (47 KB of .text, ~0.7 s of every cold
+ * global function whether or not anything calls it (47 KB of .text, ~0.6 s of every cold
  * compile for all of them); an unused one is made static, and clang drops an uncalled static
  * function. Should pass 3 ever miss a use, the function is still compiled, as a static
  * subprogram the verifier checks per call site: correct, only dearer to verify. Without
