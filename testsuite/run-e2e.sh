@@ -1,8 +1,10 @@
 #!/bin/bash
 # Runs the end-to-end tests: every testsuite/SUITE/*.sh of each SUITE named in the arguments
 # (default: e2e; run-robustness.sh passes "robustness", make check's run-e2e-robustness.sh both,
-# in one pool). Each script prints PASS/FAIL lines and a closing "N passed, N failed"; this
-# runner adds them up and prints its own closing line.
+# in one pool). An argument that is a script (PATH.sh: make check passes testsuite/run-vm.sh) is
+# one more script of the pool, started before all others; its exit status 77 with no summary is
+# a skip. Each script prints PASS/FAIL lines and a closing "N passed, N failed"; this runner
+# adds them up and prints its own closing line.
 #
 # Two scripts run at a time (UKSTAP_E2E_JOBS, default 2): most of a script's time is spent
 # waiting (for a -c target, a -T timeout, a compile on one core), and each test filters by its
@@ -23,7 +25,7 @@
 # its own.
 set -u
 suites=("${@:-e2e}")
-suite_label=$(IFS=+; echo "${suites[*]}")
+suite_label=$(for s in "${suites[@]}"; do basename "$s" .sh | sed "s/^run-//"; done | paste -sd+)
 : "${UKSTAP_TOP_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${UKSTAP_TOP_BUILDDIR:=$UKSTAP_TOP_SRCDIR}"
 : "${UKSTAP:=$UKSTAP_TOP_BUILDDIR/ukstap}"
@@ -50,8 +52,9 @@ trap stop EXIT
 trap 'exit 130' INT TERM
 
 schedule() { sed -n 's/^# e2e-schedule: *\([a-z]*\).*/\1/p' "$1" | head -n 1; }
-alone=() first=() rest=()
+lead=() alone=() first=() rest=()
 for suite in "${suites[@]}"; do
+  if [[ $suite == *.sh ]]; then lead+=("$suite"); continue; fi
   for test in "$UKSTAP_TOP_SRCDIR"/testsuite/$suite/*.sh; do
     [ -e "$test" ] || continue
     case $(schedule "$test") in
@@ -80,6 +83,8 @@ report() {  # report NAME: print a finished script's output and add up its count
     passed=$((passed + BASH_REMATCH[1]))
     failed=$((failed + BASH_REMATCH[2]))
     if [ "$rc" != 0 ] && [ "${BASH_REMATCH[2]}" = 0 ]; then failed=$((failed + 1)); echo "FAIL: $name exited $rc"; fi
+  elif [ "$rc" = 77 ]; then
+    echo "SKIP: $name (exit status 77)"
   else
     failed=$((failed + 1))
     echo "FAIL: $name ended without a summary (exit status $rc)"
@@ -89,7 +94,7 @@ start() {  # start SCRIPT: run it in the background, its output and status into 
   local test=$1 name
   name=$(basename "$test" .sh)
   # Named by its suite too when the pool has several (robustness.signals).
-  [ ${#suites[@]} = 1 ] || name=$(basename "$(dirname "$test")").$name
+  [ ${#suites[@]} = 1 ] || [[ $name == run-* ]] || name=$(basename "$(dirname "$test")").$name
   (
     t0=$SECONDS
     bash "$test" > "$out_dir/$name.out" 2>&1
@@ -108,9 +113,17 @@ wait_one() {  # wait for one running script to end and report it
   unset "running[$pid]"
 }
 drain() { while [ ${#running[@]} -gt 0 ]; do wait_one; done; }
+# The lead scripts (the 6.1 guest: a qemu process of its own, not another script tracing this
+# machine) run beside the `alone` ones, as they did in make's other job slot.
+alone_done() { local pid; for pid in "${!running[@]}"; do [ "${running[$pid]}" != "$1" ] || return 1; done; }
 
 t_start=$SECONDS
-for test in "${alone[@]}"; do start "$test"; drain; done
+for test in "${lead[@]}"; do start "$test"; done
+for test in "${alone[@]}"; do
+  start "$test"
+  a=${running[$!]}
+  until alone_done "$a"; do wait_one; done
+done
 for test in "${first[@]}" "${rest[@]}"; do
   while [ ${#running[@]} -ge "$jobs" ]; do wait_one; done
   start "$test"

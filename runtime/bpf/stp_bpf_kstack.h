@@ -17,7 +17,8 @@
 #define STP_BPF_KSTACK_H
 
 /* FNV-1a of the pcs (one global function: verified once, whatever the number of call sites). */
-STP_GLOBAL_FN int stp_kwalk_hash(struct stp_kwalk *kw)
+STP_RT_FN(stp_kwalk_hash)
+int stp_kwalk_hash(struct stp_kwalk *kw)
 {
   uint64_t h = STP_FNV_OFFSET;
   uint32_t n;

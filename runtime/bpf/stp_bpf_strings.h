@@ -15,8 +15,27 @@
 
 #define STP_GLOBAL_FN __attribute__((noinline))
 
+/* STP_RT_FN(name): a global function of the runtime that only the programs calling it compile.
+ * Pass 3 defines STP_RT_SELECT and, for each such function, STP_USES_<name> 1 or 0 from the
+ * names its generated C calls (translator/codegen/runtime_functions.cpp). clang generates a
+ * global function whether or not anything calls it (47 KB of .text, ~0.6 s of every cold
+ * compile for all of them); an unused one is made static, and clang drops an uncalled static
+ * function. Should pass 3 ever miss a use, the function is still compiled, as a static
+ * subprogram the verifier checks per call site: correct, only dearer to verify. Without
+ * STP_RT_SELECT (the runtime's own BPF tests) every one is global, as before. */
+#ifdef STP_RT_SELECT
+#define STP__LINK_1
+#define STP__LINK_0 static __attribute__((unused))
+#define STP__LINK_OF(v) STP__LINK_##v
+#define STP__LINK(v) STP__LINK_OF(v)
+#define STP_RT_FN(name) STP__LINK(STP_USES_##name) __attribute__((noinline))
+#else
+#define STP_RT_FN(name) __attribute__((noinline))
+#endif
+
 /* strcmp of two MAXSTRINGLEN buffers: <0, 0, >0 (byte difference, unsigned as strcmp). */
-STP_GLOBAL_FN int stp_bpf_strcmp(const struct stp_strbuf *a, const struct stp_strbuf *b)
+STP_RT_FN(stp_bpf_strcmp)
+int stp_bpf_strcmp(const struct stp_strbuf *a, const struct stp_strbuf *b)
 {
   int i;
   if (!a || !b)
@@ -32,15 +51,17 @@ STP_GLOBAL_FN int stp_bpf_strcmp(const struct stp_strbuf *a, const struct stp_st
 }
 
 /* The formatting core of common/stp_format.h with cap = MAXSTRINGLEN; return the new length. */
-STP_GLOBAL_FN int stp_bpf_sfmt_long(struct stp_strbuf *dst, uint32_t pos, int64_t v, uint64_t spec)
+STP_RT_FN(stp_bpf_sfmt_long)
+int stp_bpf_sfmt_long(struct stp_strbuf *dst, uint32_t pos, int64_t v, uint64_t spec)
 {
   if (!dst)
     return 0;
   return (int)stp_fmt_long_spec(dst->s, STP_MAXSTRINGLEN, pos, v, spec);
 }
 
-STP_GLOBAL_FN int stp_bpf_sfmt_str(struct stp_strbuf *dst, uint32_t pos, const struct stp_strbuf *src,
-                                   uint64_t spec)
+STP_RT_FN(stp_bpf_sfmt_str)
+int stp_bpf_sfmt_str(struct stp_strbuf *dst, uint32_t pos, const struct stp_strbuf *src,
+                     uint64_t spec)
 {
   if (!dst || !src)
     return 0;
@@ -49,8 +70,9 @@ STP_GLOBAL_FN int stp_bpf_sfmt_str(struct stp_strbuf *dst, uint32_t pos, const s
 }
 
 /* %m/%M of n bytes already copied into src. */
-STP_GLOBAL_FN int stp_bpf_sfmt_mem(struct stp_strbuf *dst, uint32_t pos, const struct stp_strbuf *src,
-                                   uint32_t n, uint64_t spec)
+STP_RT_FN(stp_bpf_sfmt_mem)
+int stp_bpf_sfmt_mem(struct stp_strbuf *dst, uint32_t pos, const struct stp_strbuf *src,
+                     uint32_t n, uint64_t spec)
 {
   if (!dst || !src)
     return 0;
@@ -59,8 +81,9 @@ STP_GLOBAL_FN int stp_bpf_sfmt_mem(struct stp_strbuf *dst, uint32_t pos, const s
 }
 
 /* _stp_text_str's escaping of inlen bytes already copied into src. */
-STP_GLOBAL_FN int stp_bpf_text_escape(struct stp_strbuf *dst, const struct stp_strbuf *src,
-                                      uint32_t inlen, uint32_t outlen, uint32_t qb)
+STP_RT_FN(stp_bpf_text_escape)
+int stp_bpf_text_escape(struct stp_strbuf *dst, const struct stp_strbuf *src,
+                        uint32_t inlen, uint32_t outlen, uint32_t qb)
 {
   if (!dst || !src)
     return 0;
@@ -71,31 +94,35 @@ STP_GLOBAL_FN int stp_bpf_text_escape(struct stp_strbuf *dst, const struct stp_s
 /* The tapsets' string hooks (common/stp_strings.h, RUNTIME-HOOKS.md "Strings"): each is one
  * global subprogram over MAXSTRINGLEN buffers of the context map (STAP_ARG_* / STAP_RETVALUE),
  * its byte loops bpf_loop callbacks, so a probe calling all of them costs each once. */
-STP_GLOBAL_FN int stp_bpf_substr(struct stp_strbuf *dst, const struct stp_strbuf *src, int64_t start,
-                                 int64_t len)
+STP_RT_FN(stp_bpf_substr)
+int stp_bpf_substr(struct stp_strbuf *dst, const struct stp_strbuf *src, int64_t start,
+                   int64_t len)
 {
   if (!dst || !src)
     return 0;
   return (int)stp_s_substr(dst->s, src->s, STP_MAXSTRINGLEN, start, len);
 }
 
-STP_GLOBAL_FN int64_t stp_bpf_strpos(const struct stp_strbuf *h, const struct stp_strbuf *n)
+STP_RT_FN(stp_bpf_strpos)
+int64_t stp_bpf_strpos(const struct stp_strbuf *h, const struct stp_strbuf *n)
 {
   if (!h || !n)
     return -1;
   return stp_s_strpos(h->s, n->s, STP_MAXSTRINGLEN);
 }
 
-STP_GLOBAL_FN int stp_bpf_str_replace(struct stp_strbuf *dst, const struct stp_strbuf *s,
-                                      const struct stp_strbuf *srch, const struct stp_strbuf *rplc)
+STP_RT_FN(stp_bpf_str_replace)
+int stp_bpf_str_replace(struct stp_strbuf *dst, const struct stp_strbuf *s,
+                        const struct stp_strbuf *srch, const struct stp_strbuf *rplc)
 {
   if (!dst || !s || !srch || !rplc)
     return 0;
   return (int)stp_s_str_replace(dst->s, s->s, srch->s, rplc->s, STP_MAXSTRINGLEN);
 }
 
-STP_GLOBAL_FN int stp_bpf_tokenize(struct stp_strbuf *dst, struct _stp_tokenize *st,
-                                   const struct stp_strbuf *input, const struct stp_strbuf *delim)
+STP_RT_FN(stp_bpf_tokenize)
+int stp_bpf_tokenize(struct stp_strbuf *dst, struct _stp_tokenize *st,
+                     const struct stp_strbuf *input, const struct stp_strbuf *delim)
 {
   if (!dst || !st || !input || !delim)
     return 0;
@@ -103,14 +130,16 @@ STP_GLOBAL_FN int stp_bpf_tokenize(struct stp_strbuf *dst, struct _stp_tokenize 
                              STP_MAXSTRINGLEN);
 }
 
-STP_GLOBAL_FN int stp_bpf_flags_str(struct stp_strbuf *dst, int64_t v, int table)
+STP_RT_FN(stp_bpf_flags_str)
+int stp_bpf_flags_str(struct stp_strbuf *dst, int64_t v, int table)
 {
   if (!dst)
     return 0;
   return (int)stp_s_flags_str(dst->s, STP_MAXSTRINGLEN, v, table);
 }
 
-STP_GLOBAL_FN int64_t stp_bpf_strtol(const struct stp_strbuf *s, int64_t base)
+STP_RT_FN(stp_bpf_strtol)
+int64_t stp_bpf_strtol(const struct stp_strbuf *s, int64_t base)
 {
   if (!s)
     return 0;

@@ -210,7 +210,8 @@ static __always_inline void stp__ustack_hex(struct stp_common *k, char *buf, lon
 
 /* FNV-1a of a whole MAXSTRINGLEN buffer, 8 bytes at a time. A global function: unrolled inline,
  * the loop spilled past the 512-byte BPF stack at MAXSTRINGLEN=512. */
-STP_GLOBAL_FN uint64_t stp_bpf_buf_hash(const struct stp_strbuf *b, uint64_t h)
+STP_RT_FN(stp_bpf_buf_hash)
+uint64_t stp_bpf_buf_hash(const struct stp_strbuf *b, uint64_t h)
 {
   if (!b)
     return h;

@@ -145,8 +145,9 @@ static __always_inline struct stp_cfi_row *stp__leaf_row(struct stp_uwalk *uw,
 
 /* One frame of the walk. A global function: the verifier checks it once per program, not once
  * per print_ubacktrace() call site (it is the bulk of the walk's instructions). */
-STP_GLOBAL_FN int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm,
-                                  struct stp_rowcache *rc)
+STP_RT_FN(stp_uwalk_frame)
+int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm,
+                    struct stp_rowcache *rc)
 {
   struct stp_cfi_row *row;
   uint32_t n, stop = STP_STOP_END;

@@ -93,7 +93,8 @@ static __always_inline void stp__chain_uses(struct stp_uwalk *uw, const struct s
 
 /* The recorded words against the stack now (read into the window). A global function: its
  * loop is checked once per program. 1: all equal. */
-STP_GLOBAL_FN int stp_chain_check(struct stp_uwalk *uw, struct stp_chain_ent *e)
+STP_RT_FN(stp_chain_check)
+int stp_chain_check(struct stp_uwalk *uw, struct stp_chain_ent *e)
 {
   uint32_t i, nr;
   if (!uw || !e)

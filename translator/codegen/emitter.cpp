@@ -5,6 +5,7 @@
 #include "codegen/kernel_values.h"
 #include "codegen/shared_functions.h"
 #include "codegen/regex_dfa.h"
+#include "codegen/runtime_functions.h"
 #include "btf/kernel_features.h"
 
 #include <algorithm>
@@ -1814,7 +1815,8 @@ int Emitter::run() {
       all << "#endif\n\n";
     }
     all << "#ifdef __UKSTAP_NATIVE__\nSTP_GLOBALS_INIT\n{\n" << init << "}\n#endif\n";
-    m_.source = all.str();
+    // Only the runtime's global functions this C calls are compiled (runtime_functions.h).
+    m_.source = select_runtime_functions(all.str());
   } catch (const SemanticError& e) {
     s_.diag.semantic_error(e);
     ++errors_;
