@@ -130,7 +130,8 @@ static __always_inline void stp__ustack_emit(struct stp_common *k, int flags, ui
 
 /* print_ubacktrace()'s record after the walk: a global function, as stp_ustack_sprint_rec below
  * (6.1: print_ubacktrace() twice then ubacktrace() in one probe was over the 1M limit). */
-STP_GLOBAL_FN int stp_ustack_print_rec(struct stp_common *k, int flags)
+STP_RT_FN(stp_ustack_print_rec)
+int stp_ustack_print_rec(struct stp_common *k, int flags)
 {
   if (!k)
     return 0;
@@ -151,7 +152,8 @@ static __always_inline void stp__ustack_print(struct stp_common *k, int flags)
  * program, after whose call the probe goes on from one state. Inline, 6.1's verifier carried
  * the record's many states into all the code after it: sprint_ubacktrace() then ubacktrace() in
  * one probe was "BPF program is too large" there (e2e run_stack_token). */
-STP_GLOBAL_FN int stp_ustack_sprint_rec(struct stp_common *k, struct stp_strbuf *buf, int flags)
+STP_RT_FN(stp_ustack_sprint_rec)
+int stp_ustack_sprint_rec(struct stp_common *k, struct stp_strbuf *buf, int flags)
 {
   uint64_t token;
   if (!k || !buf)
