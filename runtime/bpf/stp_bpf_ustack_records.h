@@ -31,7 +31,10 @@ static __always_inline struct stp_ustack *stp__stackrec_begin(struct stp_common 
   stp__rec_begin(k, type, flags);
   u->pid = (uint32_t)(pt >> 32);
   u->tid = (uint32_t)pt;
-  u->time_ns = bpf_ktime_get_ns();
+  /* which mappings a user address had (bpf/stp_bpf_rec_time.h); kernel stacks read the clock */
+  u->time_ns = type == STP_REC_USTACK
+                   ? stp__rec_time((struct stp__rec_clock *)k->rec_clock, bpf_get_current_task_btf())
+                   : bpf_ktime_get_ns();
   u->token = token;
   u->probe_id = (uint16_t)k->probe_id;
   u->nr = 0;
