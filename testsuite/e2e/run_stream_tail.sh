@@ -5,6 +5,8 @@
 # program exits first, by the drain at exit (loader/run.cpp). The program makes N getppid()
 # calls in a few ms, the last through last_call(), and exits; truth: the count it writes itself.
 # Every event's stack must be printed, the last one naming last_call, and no record dropped.
+# The tables are loaded before the program starts (-d --ldd): this is about the records, not
+# about a first event's tables (run_first_events).
 # Root only; under CI=true not being root is a failure, never a skip.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
@@ -13,7 +15,7 @@ P="$T_TMP/stream_tail_prog"
 t_build "the test program" gcc -O2 -g -fno-optimize-sibling-calls -fno-ipa-icf -o "$P" \
   "$UKSTAP_TOP_SRCDIR/testsuite/e2e/progs/stream_tail_prog.c" || { t_done; exit; }
 N=4000  # 4,000 records of 184 bytes: under a quarter of the 4 MiB ring, no wake-up at all
-t "run" 0 '' '' -- "$UKSTAP" -o "$T_TMP/stacks.out" -c "$P $N $T_TMP/calls" \
+t "run" 0 '' '' -- "$UKSTAP" -o "$T_TMP/stacks.out" -d "$P" --ldd -c "$P $N $T_TMP/calls" \
   -e 'probe syscall.getppid { if (pid() == target()) { printf("E\n"); print_ubacktrace() } }'
 cat > "$T_TMP/check.py" <<'PY'
 import re, sys
