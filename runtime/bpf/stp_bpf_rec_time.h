@@ -3,8 +3,8 @@
  *
  * User space needs a stack record's time for one thing: which of the process's mappings were
  * live at the event (the VMA tracker's histories, vma-tracker/process_history.h), to symbolize
- * its pcs against them. bpf_ktime_get_ns() costs ~60 ns an event on this machine's KVM guests
- * (rdtsc_ordered; a counting probe that reads it takes 155 ns instead of 95), half of a
+ * its pcs against them. bpf_ktime_get_ns() costs ~60 ns an event in the KVM guest the project is
+ * measured on (rdtsc_ordered; a counting probe that reads it takes 155 ns instead of 95), half of a
  * streamed stack's record.
  *
  * Every mapping change the tracker knows is stamped inside an mmap write-locked section of the
