@@ -14,6 +14,8 @@
 #   stream-emit      the walk without its record (-D STP_PROF_NO_EMIT)
 #   stream-staged    the record built in rec[] and copied into the ring (-D STP_NO_USTACK_INPLACE),
 #                    as before stacks of up to 16 frames were written in place
+#   stream-clock     the record's time read from the clock at every event (-D STP_NO_REC_TIME_REUSE;
+#                    runtime/bpf/stp_bpf_rec_time.h)
 #   ubt_key          `s[ubacktrace()] <<< 1` (a stack-id token when only used as a key)
 #   ubt_text         `s[ubacktrace() . ""] <<< 1` (the text path the idiom used to take)
 #   *_nochain        id, stream, ubt_key without the caller-chain cache (-D STP_NO_CHAIN_CACHE:
@@ -67,6 +69,7 @@ add stream-emit "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D STP_P
 add stream-staged "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D STP_NO_USTACK_INPLACE=1"
 add stream-noquery "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D STP_PROF_NO_QUERY=1"
 add stream-noout "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D STP_PROF_NO_OUTPUT=1"
+add stream-clock "probe syscall.getppid { if ($F) print_ubacktrace() }" "-D STP_NO_REC_TIME_REUSE=1"
 add ubt_key "global s; probe syscall.getppid { if ($F) s[ubacktrace()] <<< 1 } $AGG"
 add ubt_text "global s; probe syscall.getppid { if ($F) s[ubacktrace() . \"\"] <<< 1 } $AGG"
 # The syscall dispatcher for one probe (-D STP_SYSCALL_DISPATCH=1: a raw tracepoint, no perf
@@ -106,13 +109,13 @@ for r in $(seq "$ROUNDS"); do
   for v in "${ORDER[@]}"; do
     if [ "$v" = none ]; then
       "$tmp/deep" "$N" "$D" > "$tmp/o" 2>&1
-      echo "$v $(awk '/^ns_per_call/ {print $2}' "$tmp/o") - $(cpu "$tmp/o")" >> "$tmp/res"
+      echo "$v $(awk '/^ns_per_call/ {print $2}' "$tmp/o") - $(cpu "$tmp/o") -" >> "$tmp/res"
       continue
     fi
     if [ "$v" = perf_dwarf ]; then
       perf record -q -e syscalls:sys_enter_getppid --call-graph dwarf --no-bpf-event -o "$tmp/perf.data" \
         -- "$tmp/deep" "$N" "$D" > "$tmp/o" 2> "$tmp/e" || true
-      echo "$v $(awk '/^ns_per_call/ {print $2}' "$tmp/o") - $(cpu "$tmp/o")" >> "$tmp/res"
+      echo "$v $(awk '/^ns_per_call/ {print $2}' "$tmp/o") - $(cpu "$tmp/o") -" >> "$tmp/res"
       rm -f "$tmp/perf.data"
       continue
     fi
@@ -127,7 +130,9 @@ for r in $(seq "$ROUNDS"); do
     # Runs by other processes (the filter fails: a shell starting calls getppid) dilute the mean:
     # a round with more than 1 % of them is left out.
     bpf=$(awk -v want=$((N + 1000)) '/BPF program stp_probe_0:/ {print ($4 >= want && $4 <= want * 1.01 ? $(NF-3) : "-")}' "$tmp/e" | head -1)
-    echo "$v ${ns:--} ${bpf:--} $(cpu "$tmp/o" "$tmp/out")" >> "$tmp/res"
+    # records the ring had no room for (the reader fell behind): a probe that drops is not cheaper
+    drops=$(awk '/Number of dropped records:/ {print $NF}' "$tmp/e" | head -1)
+    echo "$v ${ns:--} ${bpf:--} $(cpu "$tmp/o" "$tmp/out") ${drops:-0}" >> "$tmp/res"
   done
 done
 stat() {  # stat COLUMN VARIANT -> "median (min-max)"
@@ -137,10 +142,10 @@ stat() {  # stat COLUMN VARIANT -> "median (min-max)"
 med() { awk -v v="$1" '$1 == v && $2 != "" {print $2}' "$tmp/res" | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
 none=$(med none)
 perf=$(med perf_dwarf)
-printf '%-16s %-26s %-10s %-12s %-24s %-24s\n' variant "workload ns/syscall" "added ns" "/perf added" "BPF ns/event" "cpu ns/call"
+printf '%-16s %-26s %-10s %-12s %-24s %-24s %s\n' variant "workload ns/syscall" "added ns" "/perf added" "BPF ns/event" "cpu ns/call" "dropped records"
 for v in "${ORDER[@]}"; do
   m=$(med "$v")
   add=$(awk -v a="$m" -v b="$none" 'BEGIN {if (a != "" && b != "") printf "%.0f", a - b; else printf "-"}')
   rat=$(awk -v a="$m" -v b="$none" -v p="$perf" 'BEGIN {if (a != "" && b != "" && p != "" && p > b) printf "%.2f", (a - b) / (p - b); else printf "-"}')
-  printf '%-16s %-26s %-10s %-12s %-24s %-24s\n' "$v" "$(stat 2 "$v")" "$add" "$rat" "$(stat 3 "$v")" "$(stat 4 "$v")"
+  printf '%-16s %-26s %-10s %-12s %-24s %-24s %s\n' "$v" "$(stat 2 "$v")" "$add" "$rat" "$(stat 3 "$v")" "$(stat 4 "$v")" "$(stat 5 "$v")"
 done

@@ -548,17 +548,17 @@ void Output::ustack_record(uint16_t flags, const unsigned char* p, size_t n) {
     return;
   }
   std::string error;
-  std::string text;
   if (ctx_ && !u.token && u.kind != STP_USTACK_SYM && !(flags & _STP_SYM_LIST)) {
     // --ctf: the stack's frames join the event (ctf_output.h); the text only for -o FILE
     std::vector<Frame> frames;
+    std::string text;
     if (out_) text = ustacks_->record_frames(flags, u, p + sizeof u, n - sizeof u, error, frames);
     else frames = ustacks_->sample_frames(flags, u, p + sizeof u, n - sizeof u);
     ctf_->stack(*ctx_, false, std::move(frames));
+    put(text);
   } else {
-    text = ustacks_->record(flags, u, p + sizeof u, n - sizeof u, error);
+    put(ustacks_->record(flags, u, p + sizeof u, n - sizeof u, error));
   }
-  put(text);
   if (!error.empty()) {
     flush();
     s_.diag.stream() << "ERROR: " << error << "\n";

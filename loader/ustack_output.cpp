@@ -233,9 +233,11 @@ void UserStacks::walk(int pid, uint64_t t_ns, const std::vector<Pc>& pcs, int fl
   }
 }
 
-std::string UserStacks::record(uint16_t flags, const stp_ustack& u, const unsigned char* p,
-                               size_t n, std::string& error) {
-  return decode(flags, u, p, n, error, nullptr);
+const std::string& UserStacks::record(uint16_t flags, const stp_ustack& u, const unsigned char* p,
+                                      size_t n, std::string& error) {
+  const std::string* cached = nullptr;
+  record_text_ = decode(flags, u, p, n, error, nullptr, &cached);
+  return cached ? *cached : record_text_;
 }
 
 std::vector<Frame> UserStacks::sample_frames(uint16_t flags, const stp_ustack& u,
@@ -255,7 +257,8 @@ std::string UserStacks::record_frames(uint16_t flags, const stp_ustack& u, const
 }
 
 std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsigned char* p,
-                               size_t n, std::string& error, std::vector<Frame>* frames_out) {
+                               size_t n, std::string& error, std::vector<Frame>* frames_out,
+                               const std::string** cached) {
   // A token names content (pid + addresses), so equal stacks make equal strings; it is
   // re-resolved on every record because the same address can mean another file later (a
   // mapping replaced in between), and a string printed right after its event must say what was
@@ -286,12 +289,9 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
     }
     case STP_USTACK_PCS: {
       ++stacks;
-      std::vector<uint64_t> raw;
-      for (size_t i = 0; i < u.nr && (i + 1) * 8 <= n; ++i) {
-        uint64_t pc;
-        std::memcpy(&pc, p + i * 8, 8);
-        raw.push_back(pc);
-      }
+      std::vector<uint64_t>& raw = raw_;  // reused: no allocation per record
+      raw.resize(std::min<size_t>(u.nr, n / 8));
+      if (!raw.empty()) std::memcpy(raw.data(), p, raw.size() * 8);
       // A walk that waited for a table: finished here over its stack copy.
       uint32_t exact = u.exact, stop = u.stop;
       if (deferred_) deferred_->finish(u, raw, exact, stop);
@@ -302,7 +302,9 @@ std::string UserStacks::decode(uint16_t flags, const stp_ustack& u, const unsign
       const uint64_t gen = tracker_.generation();
       if (cacheable) {
         if (const StackTextCache::Value* v = stack_text_.find(key, u.time_ns, gen)) {
-          text = v->text;
+          // record(): the cached text itself, written out before the next record can evict it
+          if (cached && !u.token) *cached = &v->text;
+          else text = v->text;
           this->frames += v->frames;
           unresolved_frames += v->unresolved;
           cut_frames += v->cut;

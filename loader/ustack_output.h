@@ -53,10 +53,11 @@ class UserStacks {
   // Where ubacktrace() keys kept as ids are read (the BPF map "stp_ubtstacks"; null: none).
   void set_hex_stack_ids(const StackIds* ids) { hex_stack_ids_ = ids; }
 
-  // One USTACK record: `flags` = header id. Returns text to print now ("" for token records).
+  // One USTACK record: `flags` = header id. Returns text to print now ("" for token records),
+  // valid until the next call (a repeated stack's text is the cache's own: no copy per record).
   // `error` is set to a runtime error message (umodname of an unknown address).
-  std::string record(uint16_t flags, const stp_ustack& u, const unsigned char* payload, size_t n,
-                     std::string& error);
+  const std::string& record(uint16_t flags, const stp_ustack& u, const unsigned char* payload,
+                            size_t n, std::string& error);
   // The same record's frames, resolved and cut as record() prints them (a profile sample's
   // print_ubacktrace()); none for a context without a user stack, a token or a symbol record.
   std::vector<Frame> sample_frames(uint16_t flags, const stp_ustack& u, const unsigned char* payload,
@@ -107,8 +108,11 @@ class UserStacks {
   // The same for a profile sample: a last frame "[user stack cut short: REASON]".
   static void add_cut_frame(std::vector<Frame>* frames, uint32_t stop, const WalkEnd& end);
   // Both outputs of record(): the text, or (frames non-null) the frames instead.
+  // `cached` (may be null): set instead of copying when a printed stack's text is the stack text
+  // cache's (then the returned text is empty).
   std::string decode(uint16_t flags, const stp_ustack& u, const unsigned char* p, size_t n,
-                     std::string& error, std::vector<Frame>* frames);
+                     std::string& error, std::vector<Frame>* frames,
+                     const std::string** cached = nullptr);
   static std::string format_one(const Frame& f, int flags);
   // print_usyms/sprint_usyms (_STP_SYM_LIST): ` ADDR : usymdata\n` per address of `list` as
   // written (space-separated), resolved in process `pid` at time `t_ns`.
@@ -144,6 +148,8 @@ class UserStacks {
   bool text_too_ = false;  // record_frames(): decode() makes the text besides the frames
   std::unordered_map<FrameKey, Frame, FrameKeyHash> frame_cache_;
   StackTextCache stack_text_;  // whole printed stacks (stack_text_cache.h)
+  std::string record_text_;    // record()'s text when not the cache's
+  std::vector<uint64_t> raw_;  // decode()'s pcs of the record at hand
   uint64_t drained_at_ns_ = 0;  // events before this time: their mappings are all known
 
   vma::Tracker& tracker_;

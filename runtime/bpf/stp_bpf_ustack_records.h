@@ -15,6 +15,8 @@
 #ifndef STP_BPF_USTACK_RECORDS_H
 #define STP_BPF_USTACK_RECORDS_H
 
+#include "bpf/stp_bpf_rec_time.h"
+
 #if STP_REC_CAP < 8 * MAXBACKTRACE + 64
 # error "MAXBACKTRACE too large for the record scratch: raise MAXSTRINGLEN"
 #endif
@@ -29,7 +31,10 @@ static __always_inline struct stp_ustack *stp__stackrec_begin(struct stp_common 
   stp__rec_begin(k, type, flags);
   u->pid = (uint32_t)(pt >> 32);
   u->tid = (uint32_t)pt;
-  u->time_ns = bpf_ktime_get_ns();
+  /* which mappings a user address had (bpf/stp_bpf_rec_time.h); kernel stacks read the clock */
+  u->time_ns = type == STP_REC_USTACK
+                   ? stp__rec_time((struct stp__rec_clock *)k->rec_clock, bpf_get_current_task_btf())
+                   : bpf_ktime_get_ns();
   u->token = token;
   u->probe_id = (uint16_t)k->probe_id;
   u->nr = 0;
@@ -62,7 +67,8 @@ static __always_inline int stp__ustack_emit_inplace(struct stp_common *k, int fl
                                                     uint64_t token, uint32_t n)
 {
   struct stp__ustack_inplace *r;
-  uint64_t wake, pt;
+  struct task_struct *t;
+  uint64_t wake, ns;
   if (n > STP_USTACK_INPLACE)
     return 0;
   wake = stp__rec_wake(sizeof(*r));
@@ -73,14 +79,16 @@ static __always_inline int stp__ustack_emit_inplace(struct stp_common *k, int fl
       stp__count(&s->drops);
     return 1;
   }
-  pt = bpf_get_current_pid_tgid();
+  t = bpf_get_current_task_btf();
+  /* a stack copy went just before: the same time pairs the two */
+  ns = k->uw.snap_ns ? k->uw.snap_ns
+                     : stp__rec_time((struct stp__rec_clock *)k->rec_clock, t);
   r->h.type = STP_REC_USTACK;
   r->h.id = (uint16_t)flags;
   r->h.len = sizeof(*r) - sizeof(r->h);
-  r->u.pid = (uint32_t)(pt >> 32);
-  r->u.tid = (uint32_t)pt;
-  /* a stack copy went just before: the same time pairs the two */
-  r->u.time_ns = k->uw.snap_ns ? k->uw.snap_ns : bpf_ktime_get_ns();
+  r->u.pid = (uint32_t)t->tgid;
+  r->u.tid = (uint32_t)t->pid;
+  r->u.time_ns = ns;
   r->u.token = token;
   r->u.probe_id = (uint16_t)k->probe_id;
   r->u.nr = (uint16_t)n;

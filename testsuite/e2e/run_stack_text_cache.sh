@@ -5,8 +5,10 @@
 # built from the same code and loaded at the same address: the same pcs, another function and
 # file. Truth: the program's own order of calls and dladdr()'s file of each library. Fails
 # with the cache's validity checks (tracker generation, mapping time window) removed: the
-# second library's stacks then print the first's names. Root only; under CI=true not being
-# root is a failure, never a skip.
+# second library's stacks then print the first's names. It also guards the record's reused
+# event time (runtime/bpf/stp_bpf_rec_time.h): with the mm_lock_seq comparison removed, the
+# first stacks after the dlclose/dlopen carry a time from before it and print tc_one. Root only;
+# under CI=true not being root is a failure, never a skip.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
