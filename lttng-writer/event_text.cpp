@@ -67,10 +67,23 @@ void EventValues::read(ctf::Decoder& d, const FieldSpec& f, bool common) {
       }
       break;
     }
-    case Type::StringSeq: {
+    case Type::StringSeq:
+    case Type::SymbolSeq: {
       uint32_t n = d.u32();
       std::vector<std::string> v;
-      for (uint32_t i = 0; i < n && d.ok; ++i) v.push_back(d.str());
+      for (uint32_t i = 0; i < n && d.ok; ++i) {
+        if (f.type == Type::StringSeq) {
+          v.push_back(d.str());
+          continue;
+        }
+        uint32_t id = d.u32();
+        // An id never sent as a Symbol: the stream is malformed, not a frame to invent.
+        if (!symbols || id >= symbols->size()) {
+          d.ok = false;
+          return;
+        }
+        v.push_back((*symbols)[id]);
+      }
       std::string* lines = f.name == "callstack_user_symbols" ? &usyms : f.name == "callstack_kernel_symbols" ? &ksyms : nullptr;
       if (lines) {
         for (size_t i = 0; i < v.size(); ++i) *lines += (i ? "\n" : "") + v[i];

@@ -27,6 +27,8 @@ struct EventValues {
   std::vector<uint64_t> ustack, kstack;
   std::string usyms, ksyms;  // one frame per line
   std::string fields;
+  // The frame texts SymbolSeq values name by id (wire.h Symbol messages, sent once each).
+  const std::vector<std::string>* symbols = nullptr;
 
   // Reads the value of `f` (a common-context field when `common`) and files it.
   void read(ctf::Decoder& d, const ctf::FieldSpec& f, bool common);

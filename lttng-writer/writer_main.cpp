@@ -33,7 +33,8 @@ struct ClassDef {
 struct Writer {
   std::vector<FieldSpec> common;
   std::vector<ClassDef> classes;
-  uint64_t events = 0, unrecorded = 0, bad = 0;
+  std::vector<std::string> symbols;  // Symbol messages' texts, by id
+  uint64_t events = 0, unrecorded = 0, bad = 0, discarded = 0;
   bool warned = false;
 
   void on_event(Decoder& d) {
@@ -47,6 +48,7 @@ struct Writer {
     }
     const ClassDef& c = classes[id];
     v.name = c.name;
+    v.symbols = &symbols;
     for (const FieldSpec& f : common) v.read(d, f, /*common=*/true);
     for (const FieldSpec& f : c.fields) v.read(d, f, /*common=*/false);
     if (!d.ok) {
@@ -91,6 +93,23 @@ struct Writer {
         break;
       }
       case Kind::Event: on_event(d); break;
+      case Kind::Symbol: {
+        uint32_t id = d.u32();
+        std::string text = d.str();
+        if (d.ok && id == symbols.size()) symbols.push_back(std::move(text));
+        else ++bad;
+        break;
+      }
+      case Kind::Discarded: {
+        // LTTng-UST gives an application no way to add to a channel's discarded-events count:
+        // the loss is said on stderr at the end (ukstap also reports its dropped records).
+        d.u32();
+        d.u64();
+        uint64_t n = d.u64();
+        if (d.ok) discarded += n;
+        else ++bad;
+        break;
+      }
       default: ++bad;
     }
   }
@@ -131,6 +150,9 @@ int main(int argc, char** argv) {
   if (w.unrecorded)
     std::fprintf(stderr, "ukstap: --lttng: %" PRIu64 " of %" PRIu64 " events were not recorded: no LTTng session had ukstap:event enabled\n",
                  w.unrecorded, w.events);
+  if (w.discarded)
+    std::fprintf(stderr, "ukstap: --lttng: %" PRIu64 " ring-buffer records were lost before reaching the LTTng trace\n",
+                 w.discarded);
   if (w.bad) {
     std::fprintf(stderr, "ukstap: --lttng: %" PRIu64 " malformed messages from ukstap were dropped\n", w.bad);
     return 1;

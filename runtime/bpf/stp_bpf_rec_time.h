@@ -9,10 +9,10 @@
  *
  * Every mapping change the tracker knows is stamped inside an mmap write-locked section of the
  * process's address space (perf's MMAP2 side-band record is written from mmap_region and
- * mprotect under mmap_write_lock; exec and fork bring another mm). Since Linux 6.12
- * mm->mm_lock_seq is a seqcount that mmap_write_lock and mmap_write_unlock both increment (odd
- * while a writer holds the lock). So if this context read an even mm_lock_seq s and then took
- * the time t0, and a later event of the same address space reads s again, no write-locked
+ * mprotect under mmap_write_lock; exec and fork bring another mm). On kernels where
+ * mm->mm_lock_seq is a seqcount_t (checked by its BTF type; CONFIG_PER_VMA_LOCK), it is one
+ * that mmap_write_lock and mmap_write_unlock both increment (odd while a writer holds it).
+ * So if this context read an even mm_lock_seq s and then took the time t0, and a later event of the same address space reads s again, no write-locked
  * section began or ended between the two reads and none was running at the first: no mapping
  * change lies between t0 and now, and every mapping was live at t0 exactly when it is live now.
  * The record then carries t0 (lookups at t0 and at now give the same mappings, the reader's
@@ -20,9 +20,9 @@
  * CPU, one slot) with the tgid and the task's self_exec_id (an mm freed by exec and another
  * allocated at the same address), for at most STP_REC_TIME_JIFFIES jiffies.
  *
- * Kernels whose mm_lock_seq is not a seqcount (none before 6.4, a plain counter bumped at
- * unlock only in 6.4-6.11) read the clock at every event, as does -D STP_NO_REC_TIME_REUSE=1
- * (bench/walk_cost.sh stream-clock).
+ * Kernels whose mm_lock_seq is not a seqcount (none before 6.4, a plain int bumped at unlock
+ * only after that, or no CONFIG_PER_VMA_LOCK) read the clock at every event, as does
+ * -D STP_NO_REC_TIME_REUSE=1 (bench/walk_cost.sh stream-clock).
  */
 #ifndef STP_BPF_REC_TIME_H
 #define STP_BPF_REC_TIME_H

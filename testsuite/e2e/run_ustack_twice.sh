@@ -15,9 +15,9 @@ S='global n
     println(sprint_ubacktrace()); println("H ", ubacktrace()) } }'
 t "print_ubacktrace() x2, sprint_ubacktrace(), ubacktrace() in one probe: run" 0 '' '' -- \
   bash -c '"$0" -c "perl -e getppid" -e "$1" > "$2"' "$UKSTAP" "$S" "$T_TMP/tw.out"
-t "the two printed stacks are equal, and ubacktrace() is their addresses (or a prefix)" 0 '' '' -- bash -c "
+t "the two printed stacks are equal, and ubacktrace() is their addresses (or a prefix of whole addresses: a walk finished in user space)" 0 '' '' -- bash -c "
   a=\$(sed -n '/^A\$/,/^B\$/p' '$T_TMP/tw.out' | grep '^ 0x'); b=\$(sed -n '/^B\$/,/^S\$/p' '$T_TMP/tw.out' | grep '^ 0x')
-  h=\$(sed -n 's/^H //p' '$T_TMP/tw.out'); addrs=\$(echo \"\$a\" | awk '{printf \"%s \", \$1}')
-  [ -n \"\$a\" ] && [ \"\$a\" = \"\$b\" ] && [ -n \"\$h\" ] && [ \"\${addrs#\"\$h\"}\" != \"\$addrs\" ] ||
+  h=\$(sed -n 's/^H //p' '$T_TMP/tw.out'); h=\"\${h% } \"; addrs=\$(echo \"\$a\" | awk '{printf \"%s \", \$1}')
+  [ -n \"\$a\" ] && [ \"\$a\" = \"\$b\" ] && [ \"\$h\" != \" \" ] && [ \"\${addrs#\"\$h\"}\" != \"\$addrs\" ] ||
     { cat '$T_TMP/tw.out'; exit 1; }"
 t_done

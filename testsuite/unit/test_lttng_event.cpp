@@ -100,3 +100,26 @@ TEST_CASE("quoted: C escapes", "[lttng]") {
   CHECK(quoted(std::string("\x7f", 1)) == "\"\\x7f\"");
   CHECK(quoted("\xc3\xa9") == "\"\xc3\xa9\"");  // UTF-8 passes
 }
+
+TEST_CASE("ukstap:event: frames sent as symbol ids (wire.h SymbolSeq) become their texts; an unknown id is refused", "[lttng]") {
+  // ukstap's CTF path sends each frame text once (a Symbol message) and stacks as ids.
+  const std::vector<std::string> symbols = {"main+0x20/0x40 [prog]", "leaf+0x4/0x10 [prog]"};
+  FieldSpec spec{Type::SymbolSeq, 32, 10, Scope::Payload, "callstack_user_symbols"};
+  Encoder e;
+  e.u32(3), e.u32(1), e.u32(0), e.u32(1);
+  Decoder d{e.b.data(), e.b.size()};
+  EventValues v;
+  v.symbols = &symbols;
+  v.read(d, spec, false);
+  REQUIRE(d.ok);
+  CHECK(v.usyms == "leaf+0x4/0x10 [prog]\nmain+0x20/0x40 [prog]\nleaf+0x4/0x10 [prog]");
+  CHECK(v.fields.empty());
+
+  Encoder bad;
+  bad.u32(1), bad.u32(2);  // id 2 was never sent
+  Decoder d2{bad.b.data(), bad.b.size()};
+  EventValues w;
+  w.symbols = &symbols;
+  w.read(d2, spec, false);
+  CHECK_FALSE(d2.ok);
+}
