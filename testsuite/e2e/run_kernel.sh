@@ -160,9 +160,20 @@ t "-c target inherits no ukstap fd (-o file, bpf, perf)" 0 '' '' -- sh -c "
   ! grep -E 'fd\.uk|anon_inode:(bpf|\[perf)' '$T_TMP/fd.prog' >&2"
 
 # ================================================================= timers
+# The period, not a count in a fixed window: at load 20+ a 2 s run saw 14 firings (timers are
+# late when the CPU is taken). Truth: the kernel's clock at each firing (gettimeofday_us): the
+# closest two firings at the period (at most 150 ms apart: a loaded machine still gives one
+# on-time pair in 2 s; a late firing can be followed by a close one, so no lower bound but
+# "not at once"), never more firings than 2 s hold (a shorter period) and at least half of them
+# (14 of 20 seen at load 24).
 t "timer.ms(100) over -T 2: run" 0 '' '' -- "$UKSTAP" -o "$T_TMP/tms.uk" -T 2 -e \
-  'global n; probe timer.ms(100) { n++ } probe end { printf("%d\n", n) }'
-t "timer.ms(100) fires 20 +-4 times in 2 s" 0 '' '' -- in_range "timer.ms(100) count" "$(cat "$T_TMP/tms.uk" 2>/dev/null)" 16 24
+  'global n, last, gap = -1
+   probe timer.ms(100) { t = gettimeofday_us(); if (n++ && (gap < 0 || t - last < gap)) gap = t - last; last = t }
+   probe end { printf("%d %d\n", n, gap) }'
+t "timer.ms(100): 10..24 firings in 2 s, the closest two 1-150 ms apart (gettimeofday_us)" 0 '' '' -- bash -c '
+  read -r n gap < "$1" || exit 1
+  [ "$n" -ge 10 ] && [ "$n" -le 24 ] && [ "$gap" -ge 1000 ] && [ "$gap" -le 150000 ] || { echo "n=$n closest=$gap us"; exit 1; }' \
+  _ "$T_TMP/tms.uk"
 t "timer.s(1) over -T 3.5: run" 0 '' '' -- "$UKSTAP" -o "$T_TMP/ts.uk" -T 3.5 -e \
   'global n; probe timer.s(1) { n++ } probe end { printf("%d\n", n) }'
 t "timer.s(1) fires 3 +-1 times in 3.5 s" 0 '' '' -- in_range "timer.s(1) count" "$(cat "$T_TMP/ts.uk" 2>/dev/null)" 2 4
