@@ -85,6 +85,13 @@ bool CtfTrace::start(const std::string& exe, const std::vector<std::string>& arg
   return true;
 }
 
+// A message's length is known at its end: begin_message leaves 4 bytes that end_message fills.
+void CtfTrace::begin_message(Kind kind) {
+  msg_start_ = enc_.b.size();
+  enc_.u32(0);
+  enc_.u8(static_cast<uint8_t>(kind));
+}
+
 void CtfTrace::end_message() {
   uint32_t len = static_cast<uint32_t>(enc_.b.size() - msg_start_ - 4);
   std::memcpy(&enc_.b[msg_start_], &len, 4);
@@ -110,9 +117,7 @@ void CtfTrace::init(uint64_t realtime_offset_ns, std::vector<std::pair<std::stri
     return false;
   });
   env.insert(env.begin(), own.begin(), own.end());
-  msg_start_ = enc_.b.size();
-  enc_.u32(0);
-  enc_.u8(static_cast<uint8_t>(Kind::Init));
+  begin_message(Kind::Init);
   enc_.u64(realtime_offset_ns);
   enc_.str("monotonic");
   enc_.u32(static_cast<uint32_t>(env.size()));
@@ -126,9 +131,7 @@ void CtfTrace::init(uint64_t realtime_offset_ns, std::vector<std::pair<std::stri
 }
 
 uint32_t CtfTrace::define_class(const std::string& name, const std::vector<FieldSpec>& fields) {
-  msg_start_ = enc_.b.size();
-  enc_.u32(0);
-  enc_.u8(static_cast<uint8_t>(Kind::Class));
+  begin_message(Kind::Class);
   enc_.u32(classes_);
   enc_.str(name);
   enc_.u32(static_cast<uint32_t>(fields.size()));
@@ -138,9 +141,7 @@ uint32_t CtfTrace::define_class(const std::string& name, const std::vector<Field
 }
 
 uint32_t CtfTrace::define_symbol(std::string_view text) {
-  msg_start_ = enc_.b.size();
-  enc_.u32(0);
-  enc_.u8(static_cast<uint8_t>(Kind::Symbol));
+  begin_message(Kind::Symbol);
   enc_.u32(symbols_);
   enc_.u32(static_cast<uint32_t>(text.size()));
   enc_.b.append(text);
@@ -149,9 +150,7 @@ uint32_t CtfTrace::define_symbol(std::string_view text) {
 }
 
 void CtfTrace::discarded(uint32_t cpu, uint64_t ts_ns, uint64_t count) {
-  msg_start_ = enc_.b.size();
-  enc_.u32(0);
-  enc_.u8(static_cast<uint8_t>(Kind::Discarded));
+  begin_message(Kind::Discarded);
   enc_.u32(cpu);
   enc_.u64(ts_ns);
   enc_.u64(count);
@@ -159,9 +158,7 @@ void CtfTrace::discarded(uint32_t cpu, uint64_t ts_ns, uint64_t count) {
 }
 
 Encoder& CtfTrace::begin_event(uint32_t class_id, uint64_t ts_ns, uint32_t cpu) {
-  msg_start_ = enc_.b.size();
-  enc_.u32(0);
-  enc_.u8(static_cast<uint8_t>(Kind::Event));
+  begin_message(Kind::Event);
   enc_.u32(class_id);
   enc_.u64(ts_ns);
   enc_.u32(cpu);

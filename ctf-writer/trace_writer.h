@@ -77,6 +77,7 @@ class CtfTrace {
   static constexpr int kFinishSeconds = 5;
 
  private:
+  void begin_message(Kind kind);
   void end_message();
   bool start(const std::string& exe, const std::vector<std::string>& args, const std::vector<std::string>& env,
              std::string& why);
