@@ -14,6 +14,9 @@ ukstap's LTTng path.
 import re
 import sys
 
+# The -o text of the same script is read as run_ctf.sh reads it.
+from ctf_check import text_records
+
 
 def fail(msg):
     print("FAIL: " + msg)
@@ -108,26 +111,7 @@ def live_events(path):
     return evs
 
 
-FRAME = re.compile(r"^ 0x([0-9a-f]+) : (\S+?)\+0x[0-9a-f]+/0x[0-9a-f]+ \[(.*)\]")
 FIELD = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|[^,]+)(?:, |$)')
-
-
-def text_records(path):
-    recs = []
-    for line in open(path):
-        line = line.rstrip("\n")
-        m = FRAME.match(line)
-        if m:
-            recs[-1]["addrs"].append(int(m.group(1), 16))
-            recs[-1]["funcs"].append(m.group(2))
-        elif line.startswith("open "):
-            name, flags = line[5:].rsplit(" ", 1)
-            recs.append({"kind": "open", "vals": (name, int(flags)), "addrs": [], "funcs": []})
-        elif line.startswith("close "):
-            recs.append({"kind": "close", "vals": (int(line[6:]),), "addrs": [], "funcs": []})
-        elif line.strip():
-            fail("unexpected text line: " + line)
-    return recs
 
 
 def unquote(v):

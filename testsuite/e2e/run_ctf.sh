@@ -120,17 +120,10 @@ t "... and leaves none of its programs loaded" 0 '' '' -- bash -c "
 # messages by hand: cpu 0 gets ts 1000, 500 (back), 2000, 1500 (back); cpu 1 gets 100. Truth: the
 # input: two events raised (to 1000 and 2000), reported in one line; babeltrace2 reads 5 events.
 cat > "$T_TMP/feed.py" <<'PY'
-import os, socket, struct, subprocess, sys
-ukstap, d = sys.argv[1], sys.argv[2]
-a, b = socket.socketpair()
-a2 = a.dup(); a.close(); a = a2  # fd 3 is for the writer's end
-os.dup2(b.fileno(), 3)
-w = subprocess.Popen(["ukstap-ctf-writer", d], executable=ukstap, pass_fds=[3], stdout=subprocess.DEVNULL)
-os.close(3)
-b.close()
-s = lambda t: struct.pack("<I", len(t)) + t
+import struct, sys
+from ctf_writer_feed import msg, s, start_writer
+a, w = start_writer(sys.argv[1], sys.argv[2])
 spec = lambda ty, bits, name: bytes([ty, bits, 10, 0]) + s(name.encode())
-msg = lambda body: struct.pack("<I", len(body)) + body
 out = msg(b"\x01" + struct.pack("<Q", 0) + s(b"monotonic") + struct.pack("<I", 0) + struct.pack("<I", 0))
 out += msg(b"\x02" + struct.pack("<I", 0) + s(b"ev") + struct.pack("<I", 1) + spec(2, 64, "n"))
 for n, (ts, cpu) in enumerate([(1000, 0), (500, 0), (2000, 0), (1500, 0), (100, 1)]):
@@ -141,7 +134,7 @@ sys.exit(w.wait())
 PY
 t "a timestamp going back in its stream is raised, counted, reported once" 0 '' \
   $'ukstap: CTF trace: 2 events\' timestamps were raised to keep their stream ordered\n' -- \
-  $PY "$T_TMP/feed.py" "$UKSTAP" "$T_TMP/back"
+  env PYTHONPATH="$UKSTAP_TOP_SRCDIR/testsuite/e2e" $PY "$T_TMP/feed.py" "$UKSTAP" "$T_TMP/back"
 t "... babeltrace2 reads the 5 events, the two raised ones at their stream's previous time" 0 \
   $'000000100 4\n000001000 0\n000001000 1\n000002000 2\n000002000 3\n' '' -- \
   bash -c "babeltrace2 '$T_TMP/back' | sed -E 's/^\\[[0-9:]+\\.([0-9]+)\\].* n = ([0-9]+) .*/\\1 \\2/'"

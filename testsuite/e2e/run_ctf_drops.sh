@@ -61,16 +61,9 @@ t "... and events + discarded = the program's calls" 0 '' '' -- test $((events +
 # t=2000 (cpu 0). Truth: the input; every count is read back, none as "may have discarded" (a
 # stream's first packet gives readers no count).
 cat > "$T_TMP/feed.py" <<'PY'
-import os, socket, struct, subprocess, sys
-ukstap, d = sys.argv[1], sys.argv[2]
-a, b = socket.socketpair()
-a2 = a.dup(); a.close(); a = a2  # fd 3 is for the writer's end
-os.dup2(b.fileno(), 3)
-w = subprocess.Popen(["ukstap-ctf-writer", d], executable=ukstap, pass_fds=[3], stdout=subprocess.DEVNULL)
-os.close(3)
-b.close()
-s = lambda t: struct.pack("<I", len(t)) + t
-msg = lambda body: struct.pack("<I", len(body)) + body
+import struct, sys
+from ctf_writer_feed import msg, s, start_writer
+a, w = start_writer(sys.argv[1], sys.argv[2])
 lost = lambda cpu, ts, n: msg(b"\x05" + struct.pack("<IQQ", cpu, ts, n))
 event = lambda ts, n: msg(b"\x03" + struct.pack("<IQI", 0, ts, 0) + struct.pack("<Q", n))
 out = msg(b"\x01" + struct.pack("<Q", 0) + s(b"monotonic") + struct.pack("<II", 0, 0))
@@ -82,7 +75,7 @@ a.close()
 sys.exit(w.wait())
 PY
 t "the writer fed by hand: losses before any event and between events" 0 '' '' -- \
-  /usr/bin/python3 "$T_TMP/feed.py" "$UKSTAP" "$T_TMP/fed"
+  env PYTHONPATH="$UKSTAP_TOP_SRCDIR/testsuite/e2e" /usr/bin/python3 "$T_TMP/feed.py" "$UKSTAP" "$T_TMP/fed"
 t "... babeltrace2 reads each count at its time, and both events" 0 \
   $'7 000000500\n3 000001000\n4 000002000\nev 1\nev 2\n' '' -- bash -c "
   babeltrace2 '$T_TMP/fed' 2>&1 | sed -nE -e 's/^WARNING: Tracer discarded ([0-9]+) events between \\[[0-9:]+\\.([0-9]+)\\].*/\\1 \\2/p' \
