@@ -51,9 +51,8 @@ struct State {
   std::vector<EventClass> classes;
   std::vector<std::string> symbols;    // by symbol id (wire.h Symbol)
   std::map<uint32_t, Stream> streams;  // by cpu
-  std::string buf;                     // bytes read, not yet decoded (from `pos`)
+  MessageReader in;                    // bytes read, not yet decoded
   std::vector<char> rd;                // read(2)'s buffer
-  size_t pos = 0;
   bool eof = false, ended = false;
   uint64_t raised = 0;                 // events whose timestamp was raised to their stream's last
   std::deque<const bt_message*> out;   // made, not yet handed to the graph
@@ -334,12 +333,8 @@ void on_event(State& s, Decoder& d) {
 // Decodes the complete messages in the buffer (at most `max` events' worth).
 void decode_some(State& s, size_t max) {
   size_t done = 0;
-  while (done < max && s.buf.size() - s.pos >= 4) {
-    uint32_t len;
-    std::memcpy(&len, s.buf.data() + s.pos, 4);
-    if (s.buf.size() - s.pos - 4 < len) break;
-    Decoder d{s.buf.data() + s.pos + 4, len};
-    s.pos += 4 + len;
+  Decoder d{nullptr, 0};
+  while (done < max && s.in.next(d)) {
     switch (static_cast<Kind>(d.u8())) {
       case Kind::Init: on_init(s, d); break;
       case Kind::Class: on_class(s, d); break;
@@ -349,10 +344,7 @@ void decode_some(State& s, size_t max) {
     }
     ++done;
   }
-  if (s.pos > (1u << 20) || s.pos == s.buf.size()) {
-    s.buf.erase(0, s.pos);
-    s.pos = 0;
-  }
+  s.in.compact();
 }
 
 void end_all(State& s, bool streams_too) {
@@ -378,7 +370,7 @@ bt_message_iterator_class_next_method_status next(bt_self_message_iterator* it, 
         // each smaller read was a wake-up of the writer and of ukstap.
         if (s.rd.empty()) s.rd.resize(kReadBytes);
         ssize_t n = ::read(s.fd, s.rd.data(), s.rd.size());
-        if (n > 0) s.buf.append(s.rd.data(), static_cast<size_t>(n));
+        if (n > 0) s.in.append(s.rd.data(), static_cast<size_t>(n));
         else if (n == 0 || (errno != EINTR && errno != EAGAIN)) s.eof = true;
         decode_some(s, 1024);
       }

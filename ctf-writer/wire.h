@@ -105,4 +105,30 @@ struct Decoder {
   }
 };
 
+// The reading side's framing: bytes as read(2) gives them in, complete message bodies out. A
+// body (and the string_views decoded from it) stays valid until compact().
+struct MessageReader {
+  std::string buf;  // bytes read, not yet decoded from `pos`
+  size_t pos = 0;
+  void append(const char* p, size_t n) { buf.append(p, n); }
+  // The next complete message's body into `d`; false while only part of one is buffered.
+  bool next(Decoder& d) {
+    if (buf.size() - pos < 4) return false;
+    uint32_t len;
+    std::memcpy(&len, buf.data() + pos, 4);
+    if (buf.size() - pos - 4 < len) return false;
+    d = Decoder{buf.data() + pos + 4, len};
+    pos += 4 + len;
+    return true;
+  }
+  // Drops the decoded bytes once all are decoded or 1 MiB of them is (not after every message:
+  // each erase moves what is left).
+  void compact() {
+    if (pos > (1u << 20) || pos == buf.size()) {
+      buf.erase(0, pos);
+      pos = 0;
+    }
+  }
+};
+
 }  // namespace ukstap::ctf

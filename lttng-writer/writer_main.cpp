@@ -12,7 +12,6 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -70,8 +69,7 @@ struct Writer {
     ukstap_lttng_emit(&e);
   }
 
-  void on_message(const char* p, size_t n) {
-    Decoder d{p, n};
+  void on_message(Decoder& d) {
     switch (static_cast<Kind>(d.u8())) {
       case Kind::Init: {
         d.u64();  // the clock offset: LTTng's clock is its own (CLOCK_MONOTONIC, like hit_ns)
@@ -127,25 +125,15 @@ int main(int argc, char** argv) {
   ::signal(SIGHUP, SIG_IGN);
   ::prctl(PR_SET_NAME, "ukstap-lttng");
   Writer w;
-  std::string buf;
-  size_t pos = 0;
+  MessageReader in;
   char chunk[1 << 16];
   for (;;) {
     ssize_t n = ::read(3, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    buf.append(chunk, static_cast<size_t>(n));
-    while (buf.size() - pos >= 4) {
-      uint32_t len;
-      std::memcpy(&len, buf.data() + pos, 4);
-      if (buf.size() - pos - 4 < len) break;
-      w.on_message(buf.data() + pos + 4, len);
-      pos += 4 + len;
-    }
-    if (pos > (1u << 20) || pos == buf.size()) {
-      buf.erase(0, pos);
-      pos = 0;
-    }
+    in.append(chunk, static_cast<size_t>(n));
+    for (Decoder d{nullptr, 0}; in.next(d);) w.on_message(d);
+    in.compact();
   }
   if (w.unrecorded)
     std::fprintf(stderr, "ukstap: --lttng: %" PRIu64 " of %" PRIu64 " events were not recorded: no LTTng session had ukstap:event enabled\n",
