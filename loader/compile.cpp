@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "btf/kernel_features.h"
 #include "codegen/module_info.h"
 #include "loader/passes.h"
 #include "driver/session.h"
@@ -289,6 +290,9 @@ int pass4_compile(Session& s) {
     if (!is_limit(m, name)) dflags.push_back("-D" + name + (value.empty() ? "" : "=" + value));
   // --ctf=DIR: records carry the event's context (common/stp_records.h STP_REC_CTX_FLAG).
   if (s.opts.output_as_events()) dflags.push_back("-DSTP_CTF");
+  // The walk's user registers without a helper call (runtime/bpf/stp_bpf_task_uregs.h).
+  if (want_bpf && kernel_features::Running::get().rdonly_cast_kfunc())
+    dflags.push_back("-DSTP_HAVE_RDONLY_CAST=1");
 
   loader::Hasher h;
   h.add("ukstap-module-v1");

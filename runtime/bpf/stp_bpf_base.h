@@ -123,6 +123,7 @@ struct stp_common {
   uint64_t hit_ns;     /* --ctf: when the probe was hit, every record's timestamp */
 #endif
   uint64_t rec_clock[5];  /* the last clock read of a stack record (bpf/stp_bpf_rec_time.h) */
+  uint64_t uregs_off;     /* task_pt_regs(t) - t->stack, learnt once (bpf/stp_bpf_task_uregs.h) */
   char errmsg[STP_MAXSTRINGLEN];
   struct _stp_tokenize tok;
   uint64_t sysrec[8];               /* a dispatched syscall probe's record (stp_bpf_probes.h) */

@@ -11,6 +11,7 @@
 #define STP_BPF_UWALK_H
 
 #include "arch/stp_arch_x86_64.h"
+#include "bpf/stp_bpf_task_uregs.h"
 
 #define STP_UW_MASK_BITS 1023  /* pcs index mask (MAXBACKTRACE <= 1024) */
 
@@ -229,9 +230,10 @@ static long stp__uwalk_cb(uint32_t i, void *ctx)
 static __always_inline void stp__uwalk_pcs_opt(struct stp_common *k, int lazy_pcs)
 {
   /* The task's tgid and saved user registers from its BTF pointer: plain loads, one helper
-   * call fewer than bpf_get_current_pid_tgid() (stp__user_regs, read here for the task). */
+   * call fewer than bpf_get_current_pid_tgid(); the registers at their offset from the task's
+   * stack where the kernel allows it (bpf/stp_bpf_task_uregs.h), else bpf_task_pt_regs. */
   struct task_struct *t = bpf_get_current_task_btf();
-  struct pt_regs *r = (t->flags & STP__PF_KTHREAD) ? 0 : (struct pt_regs *)bpf_task_pt_regs(t);
+  struct pt_regs *r = (t->flags & STP__PF_KTHREAD) ? 0 : stp__task_uregs(k, t);
   struct stp_session *s;
   struct stp_proc_vmas *vm = 0, *own = 0;
   uint32_t tgid = (uint32_t)t->tgid;
@@ -257,7 +259,7 @@ static __always_inline void stp__uwalk_pcs_opt(struct stp_common *k, int lazy_pc
     uint64_t epoch = epp ? *(volatile uint64_t *)epp : 0;
     int looked = 0;
     struct stp__uwalk_ctx wc = { k, 0, 0 };
-    /* bpf_task_pt_regs gives a BTF pointer: plain (fault-safe) loads, no helper calls. */
+    /* A BTF pointer (bpf_task_pt_regs or bpf_rdonly_cast): plain fault-safe loads, no helper. */
     uint64_t ip = STP_X86_64_PT_PC(r);
     k->uw.regs.pc = ip;
     k->uw.regs.sp = STP_X86_64_PT_SP(r);

@@ -41,6 +41,15 @@ bool Running::iter_num_kfuncs() {
   return *iter_num_;
 }
 
+bool Running::rdonly_cast_kfunc() {
+  if (!rdonly_cast_) {
+    std::string why;
+    const btf::KernelBtf* k = btf::KernelBtf::get(why);
+    rdonly_cast_ = k && btf__find_by_name_kind(k->raw(), "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
+  }
+  return *rdonly_cast_;
+}
+
 bool Running::bpf_loop_helper() {
   // libbpf loads a one-instruction program calling the helper: 1 when the verifier knows it.
   if (!bpf_loop_) bpf_loop_ = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_loop, nullptr) == 1;

@@ -22,6 +22,10 @@ class Running {
   bool iter_num_kfuncs();
   bool bpf_loop_helper();
   bool exit_group_dead();
+  // The bpf_rdonly_cast kfunc (Linux 6.2): the walk then reads the task's saved user registers
+  // at a fixed offset from its stack page instead of calling bpf_task_pt_regs
+  // (runtime/bpf/stp_bpf_task_uregs.h).
+  bool rdonly_cast_kfunc();
   // BPF trampolines (fentry/fexit): an fentry program loaded on a kernel function and attached
   // (a BPF link, closed at once): the verifier and ftrace decide, not a config guess. "" when
   // they work, else what failed. `function`: tried when bpf_fentry_test1 is not in the BTF.
@@ -29,7 +33,7 @@ class Running {
 
  private:
   std::optional<std::string> release_, fentry_why_;
-  std::optional<bool> iter_num_, bpf_loop_, group_dead_;
+  std::optional<bool> iter_num_, bpf_loop_, group_dead_, rdonly_cast_;
 };
 
 // ---- loops in kernel-context probes (for, while) --------------------------------------------
