@@ -18,6 +18,8 @@
 #                    runtime/bpf/stp_bpf_rec_time.h)
 #   ubt_key          `s[ubacktrace()] <<< 1` (a stack-id token when only used as a key)
 #   ubt_text         `s[ubacktrace() . ""] <<< 1` (the text path the idiom used to take)
+#   id_uregs_helper  id with the user registers from bpf_task_pt_regs every event (-D
+#                    STP_NO_UREGS_CAST; runtime/bpf/stp_bpf_task_uregs.h)
 #   *_nochain        id, stream, ubt_key without the caller-chain cache (-D STP_NO_CHAIN_CACHE:
 #                    every event walks every frame; runtime/bpf/stp_bpf_uwalk_chain.h)
 #   base_*           the same with $UKSTAP_BASE (the tree before), perf_dwarf: perf record
@@ -31,7 +33,9 @@
 #                    process and not by perf; in a VM ~50 ns an event)
 # Variants interleaved, ROUNDS rounds, medians and (min-max); a round in which other processes
 # made more than 1 % of the getppid() calls is left out of the BPF column. Root only.
-# Usage: [UKSTAP_BASE=OLD/ukstap] bench/walk_cost.sh [ROUNDS] [N] [VARIANT...]
+# "/perf added" is the ratio of the medians; "/perf per round" the median (min-max) of each
+# round's own ratio (with WALK_PAIRED=1, of each variant's own none/variant/perf triple).
+# Usage: [UKSTAP_BASE=OLD/ukstap] [WALK_PAIRED=1] bench/walk_cost.sh [ROUNDS] [N] [VARIANT...]
 set -eu
 : "${UKSTAP:=$(cd "$(dirname "$0")/.." && pwd)/ukstap}"
 ROUNDS=${1:-3}
@@ -59,6 +63,7 @@ ID="global s; probe syscall.getppid { if ($F) s[ustack_id()] <<< 1 } probe end {
 add id "$ID"
 add id_noleaf "$ID" "-D STP_NO_LEAF_ROW=1"
 add id_nochain "$ID" "-D STP_NO_CHAIN_CACHE=1"
+add id_uregs_helper "$ID" "-D STP_NO_UREGS_CAST=1"
 add id_win512 "$ID" "-D STP_UWIN=512"
 add id_win2k "$ID" "-D STP_UWIN=2048"
 add id+row "$ID" "-D STP_PROF_REPEAT_ROW=1"
@@ -105,34 +110,49 @@ ORDER+=(perf_dwarf)
 # The workload's own CPU time per call (user + system, getrusage): unlike its wall time, not
 # stretched by other processes' turns on a loaded machine.
 cpu() { awk -v n=$((N + 1000)) '/^cpu_ns_self/ {printf "%.1f", $2 / n; exit}' "$@"; }
+# One run of variant $1 in round $2: a line "variant ns bpf cpu drops round" in $tmp/res.
+run_one() {
+  local v=$1 r=$2 bin vv ns bpf drops
+  if [ "$v" = none ]; then
+    "$tmp/deep" "$N" "$D" > "$tmp/o" 2>&1
+    echo "$v $(awk '/^ns_per_call/ {print $2}' "$tmp/o") - $(cpu "$tmp/o") - $r" >> "$tmp/res"
+    return
+  fi
+  if [ "$v" = perf_dwarf ]; then
+    perf record -q -e syscalls:sys_enter_getppid --call-graph dwarf --no-bpf-event -o "$tmp/perf.data" \
+      -- "$tmp/deep" "$N" "$D" > "$tmp/o" 2> "$tmp/e" || true
+    echo "$v $(awk '/^ns_per_call/ {print $2}' "$tmp/o") - $(cpu "$tmp/o") - $r" >> "$tmp/res"
+    rm -f "$tmp/perf.data"
+    return
+  fi
+  bin=$UKSTAP
+  [ "${v#base_}" != "$v" ] && bin=$UKSTAP_BASE
+  vv=-vv
+  [ -n "${NOSTATS[$v]:-}" ] && vv=
+  # shellcheck disable=SC2086
+  "$bin" $vv ${EXTRA[$v]} -o "$tmp/out" -d "$tmp/deep" --ldd -e "${SCRIPT[$v]}" \
+    -c "$tmp/deep $N $D" > "$tmp/o" 2> "$tmp/e" || { echo "$v failed:"; tail -3 "$tmp/e"; return; }
+  ns=$(awk '/^ns_per_call/ {print $2}' "$tmp/o" "$tmp/out" | head -1)
+  # Runs by other processes (the filter fails: a shell starting calls getppid) dilute the mean:
+  # a round with more than 1 % of them is left out.
+  bpf=$(awk -v want=$((N + 1000)) '/BPF program stp_probe_0:/ {print ($4 >= want && $4 <= want * 1.01 ? $(NF-3) : "-")}' "$tmp/e" | head -1)
+  # records the ring had no room for (the reader fell behind): a probe that drops is not cheaper
+  drops=$(awk '/Number of dropped records:/ {print $NF}' "$tmp/e" | head -1)
+  echo "$v ${ns:--} ${bpf:--} $(cpu "$tmp/o" "$tmp/out") ${drops:-0} $r" >> "$tmp/res"
+}
+# WALK_PAIRED=1: every variant runs between an untraced run and a perf dwarf run of its own
+# (none, variant, perf_dwarf), so each ratio's three figures come from the same few seconds; the
+# per-round ratio column then uses that triple (a loaded machine moves perf's figure by tens of
+# percent from one minute to the next). Otherwise each round runs ORDER once.
 for r in $(seq "$ROUNDS"); do
   for v in "${ORDER[@]}"; do
-    if [ "$v" = none ]; then
-      "$tmp/deep" "$N" "$D" > "$tmp/o" 2>&1
-      echo "$v $(awk '/^ns_per_call/ {print $2}' "$tmp/o") - $(cpu "$tmp/o") -" >> "$tmp/res"
-      continue
+    if [ -n "${WALK_PAIRED:-}" ] && [ "$v" != none ] && [ "$v" != perf_dwarf ]; then
+      run_one none "$r.$v"
+      run_one "$v" "$r.$v"
+      run_one perf_dwarf "$r.$v"
+    elif [ -z "${WALK_PAIRED:-}" ]; then
+      run_one "$v" "$r"
     fi
-    if [ "$v" = perf_dwarf ]; then
-      perf record -q -e syscalls:sys_enter_getppid --call-graph dwarf --no-bpf-event -o "$tmp/perf.data" \
-        -- "$tmp/deep" "$N" "$D" > "$tmp/o" 2> "$tmp/e" || true
-      echo "$v $(awk '/^ns_per_call/ {print $2}' "$tmp/o") - $(cpu "$tmp/o") -" >> "$tmp/res"
-      rm -f "$tmp/perf.data"
-      continue
-    fi
-    bin=$UKSTAP
-    [ "${v#base_}" != "$v" ] && bin=$UKSTAP_BASE
-    vv=-vv
-    [ -n "${NOSTATS[$v]:-}" ] && vv=
-    # shellcheck disable=SC2086
-    "$bin" $vv ${EXTRA[$v]} -o "$tmp/out" -d "$tmp/deep" --ldd -e "${SCRIPT[$v]}" \
-      -c "$tmp/deep $N $D" > "$tmp/o" 2> "$tmp/e" || { echo "$v failed:"; tail -3 "$tmp/e"; continue; }
-    ns=$(awk '/^ns_per_call/ {print $2}' "$tmp/o" "$tmp/out" | head -1)
-    # Runs by other processes (the filter fails: a shell starting calls getppid) dilute the mean:
-    # a round with more than 1 % of them is left out.
-    bpf=$(awk -v want=$((N + 1000)) '/BPF program stp_probe_0:/ {print ($4 >= want && $4 <= want * 1.01 ? $(NF-3) : "-")}' "$tmp/e" | head -1)
-    # records the ring had no room for (the reader fell behind): a probe that drops is not cheaper
-    drops=$(awk '/Number of dropped records:/ {print $NF}' "$tmp/e" | head -1)
-    echo "$v ${ns:--} ${bpf:--} $(cpu "$tmp/o" "$tmp/out") ${drops:-0}" >> "$tmp/res"
   done
 done
 stat() {  # stat COLUMN VARIANT -> "median (min-max)"
@@ -142,10 +162,20 @@ stat() {  # stat COLUMN VARIANT -> "median (min-max)"
 med() { awk -v v="$1" '$1 == v && $2 != "" {print $2}' "$tmp/res" | sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]}'; }
 none=$(med none)
 perf=$(med perf_dwarf)
-printf '%-16s %-26s %-10s %-12s %-24s %-24s %s\n' variant "workload ns/syscall" "added ns" "/perf added" "BPF ns/event" "cpu ns/call" "dropped records"
+# The ratio per round: (variant - none) / (perf - none) with that round's (or, paired, that
+# triple's) own none and perf runs; median (min-max) over the rounds. Robust where the ratio of
+# the medians is not: one slow perf round moves the median perf figure for every variant.
+rratio() {
+  awk -v v="$1" '$1 == "none" {n[$6] = $2} $1 == "perf_dwarf" {p[$6] = $2} $1 == v {a[$6] = $2}
+    END {for (r in a) if ((r in n) && (r in p) && a[r] != "" && p[r] > n[r]) printf "%.3f\n", (a[r] - n[r]) / (p[r] - n[r])}' "$tmp/res" |
+    sort -n | awk '{a[NR]=$1} END {if (NR) printf "%.3f (%.3f-%.3f)", a[int((NR+1)/2)], a[1], a[NR]; else printf "-"}'
+}
+printf '%-16s %-26s %-10s %-12s %-24s %-24s %-24s %s\n' variant "workload ns/syscall" "added ns" "/perf added" "/perf per round" "BPF ns/event" "cpu ns/call" "dropped records"
 for v in "${ORDER[@]}"; do
   m=$(med "$v")
   add=$(awk -v a="$m" -v b="$none" 'BEGIN {if (a != "" && b != "") printf "%.0f", a - b; else printf "-"}')
   rat=$(awk -v a="$m" -v b="$none" -v p="$perf" 'BEGIN {if (a != "" && b != "" && p != "" && p > b) printf "%.2f", (a - b) / (p - b); else printf "-"}')
-  printf '%-16s %-26s %-10s %-12s %-24s %-24s %s\n' "$v" "$(stat 2 "$v")" "$add" "$rat" "$(stat 3 "$v")" "$(stat 4 "$v")" "$(stat 5 "$v")"
+  rr=-
+  [ "$v" != none ] && [ "$v" != perf_dwarf ] && rr=$(rratio "$v")
+  printf '%-16s %-26s %-10s %-12s %-24s %-24s %-24s %s\n' "$v" "$(stat 2 "$v")" "$add" "$rat" "$rr" "$(stat 3 "$v")" "$(stat 4 "$v")" "$(stat 5 "$v")"
 done
