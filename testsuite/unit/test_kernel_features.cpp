@@ -2,7 +2,8 @@
 // given a feature set, which loop implementation, which family-exit test, which error line.
 // Truths: the kernel versions that added each feature (bpf_loop 5.17, bpf_iter_num 6.4,
 // sched_process_exit's group_dead after 6.1), and for the running kernel /proc/kallsyms
-// (a kfunc is a kernel function) and tracefs's format of sched_process_exit.
+// (a kfunc is a kernel function: bpf_iter_num_new, bpf_rdonly_cast) and tracefs's format of
+// sched_process_exit.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -59,11 +60,16 @@ TEST_CASE("the running kernel's features agree with kallsyms and tracefs", "[ker
   auto& r = kernel_features::Running::get();
   std::ifstream ks("/proc/kallsyms");
   std::string line;
-  bool kallsyms_iter = false;
-  while (std::getline(ks, line))
-    if (line.size() > 17 && line.compare(line.size() - 17, 17, " bpf_iter_num_new") == 0)
-      kallsyms_iter = true;
+  bool kallsyms_iter = false, kallsyms_cast = false;
+  auto ends = [&](const std::string& s) {
+    return line.size() > s.size() && line.compare(line.size() - s.size(), s.size(), s) == 0;
+  };
+  while (std::getline(ks, line)) {
+    if (ends(" bpf_iter_num_new")) kallsyms_iter = true;
+    if (ends(" bpf_rdonly_cast")) kallsyms_cast = true;
+  }
   CHECK(r.iter_num_kfuncs() == kallsyms_iter);
+  CHECK(r.rdonly_cast_kfunc() == kallsyms_cast);
   for (const char* root : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}) {
     std::ifstream f(std::string(root) + "/events/sched/sched_process_exit/format");
     if (!f) continue;
@@ -74,5 +80,7 @@ TEST_CASE("the running kernel's features agree with kallsyms and tracefs", "[ker
   }
   // bpf_loop (5.17) is older than the iterator (6.4): a kernel with one has the other.
   if (r.iter_num_kfuncs()) CHECK(r.bpf_loop_helper());
+  // bpf_rdonly_cast (6.2) too.
+  if (r.iter_num_kfuncs()) CHECK(r.rdonly_cast_kfunc());
   CHECK(!r.release().empty());
 }
