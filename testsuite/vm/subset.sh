@@ -4,9 +4,10 @@
 # same arguments as e2e-lib's `t`. Each case prints its seconds ("--- NAME: N s").
 #
 # The guest's ukstap cache (XDG_CACHE_HOME, set by testsuite/vm/run to its state directory) is
-# kept: a case's pass-4 objects, compiled once (clang under TCG: seconds a compile), are reused by
-# the next make check while the generated C and the runtime are unchanged. So no case here sets
-# XDG_CACHE_HOME.
+# kept: a case's pass-4 objects, compiled once, are reused by the next make check while the
+# generated C and the runtime are unchanged. So no case here sets XDG_CACHE_HOME. The compiles
+# themselves run on the host (testsuite/run-vm.sh: testsuite/vm/host-compile and
+# compile-server; under TCG a compile took 12-46 s), so a cold cache (CI) costs seconds.
 #
 # Inputs (testsuite/run-vm.sh, through the T_* variables the bed passes): T_VM_SPLIT, the built
 # testsuite/e2e/progs/split_prog.c (main -> work -> spin_a 75% / spin_b 25% -> burn).
