@@ -76,7 +76,8 @@ class CtfOutput {
   // LTTng-UST statedump events and one event per user frame around every event with a user
   // stack, from the mappings `tracker` saw.
   void enable_statedump(vma::Tracker& tracker);
-  // The run's count of records the ring buffer had no room for (stp_session.drops): what it
+  // The run's count of events lost with the records the ring buffer had no room for
+  // (stp_session.drop_events: an event with a stack is 2 records, counted once): what it
   // gained since the last flush() goes into the trace as discarded events (CTF's way to say a
   // trace lost events), in the stream of the last event's CPU (one ring serves every CPU: which
   // CPU lost them is not known).
