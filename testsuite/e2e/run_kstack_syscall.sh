@@ -53,6 +53,9 @@ t "print_backtrace() in syscall.getppid: run" 0 '*' '' -- "$UKSTAP" -o "$T_TMP/b
 same_stack "print_backtrace() = tracefs's stacktrace of the same event, below its tracing function" 1 ENTER
 
 # Run 2: the exit of the first getppid is walked first, then the entry of the second.
+# (UKSTAP_KSTACK_SYSCALL_ONE_RUN=1: the 6.1 guest's make check subset skips it, one compile
+# less under TCG; measured there by hand: 5/5.)
+if [ "${UKSTAP_KSTACK_SYSCALL_ONE_RUN:-}" = 1 ]; then t_done; exit; fi
 disarm
 t "print_backtrace() in syscall.getppid.return, then in syscall.getppid: run" 0 '*' '' -- "$UKSTAP" -o "$T_TMP/bt.out" \
   -e 'global x, e
