@@ -1,5 +1,7 @@
 #include "ctf-writer/statedump.h"
 
+#include <algorithm>
+
 #include "vma-tracker/process_history.h"
 #include "vma-tracker/tracker.h"
 
@@ -76,10 +78,34 @@ void Statedump::emit_bin(const StackEvent& e, const Pending& p) {
   }
 }
 
+Statedump::Proc& Statedump::proc(int pid) {
+  if (procs_.size() >= prune_at_) prune();
+  Proc& pr = procs_[pid];
+  const uint64_t life = tracker_.life(pid);
+  if (life && pr.life && life != pr.life) {  // a new process under a reused pid
+    pr = Proc{};
+    ++stats_.processes_freed;
+  }
+  if (life) pr.life = life;
+  return pr;
+}
+
+void Statedump::prune() {
+  for (auto it = procs_.begin(); it != procs_.end();) {
+    if (tracker_.life(it->first) == 0) {
+      it = procs_.erase(it);
+      ++stats_.processes_freed;
+    } else {
+      ++it;
+    }
+  }
+  prune_at_ = std::max(kPruneMin, 2 * procs_.size());
+}
+
 void Statedump::before(const StackEvent& e, const std::vector<loader::Frame>& frames,
                        uint64_t extra_ip) {
   if (e.pid <= 0) return;
-  Proc& pr = procs_[e.pid];
+  Proc& pr = proc(e.pid);
   // The same addresses as before, in the same mappings: nothing to tell (the common case: a
   // stack printed event after event).
   const uint64_t gen = tracker_.generation();

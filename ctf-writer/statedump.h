@@ -27,6 +27,12 @@
 //    so the filter's function names are ukstap's; the leaf frame and a frame whose symbol
 //    starts exactly at the address (the signal trampoline) keep the address itself.
 //
+// Per process, what the readers were told lives as long as the VMA tracker keeps the process's
+// history (vma::Tracker::life): a process whose pid the tracker has freed (exited, beyond its
+// retention) is forgotten here too, so a long system-wide trace of many short-lived processes
+// keeps memory bounded; a pid reused by a new process starts over (a statedump start, its frames
+// again), whatever its files and addresses.
+//
 // Kernel frames get neither: LTTng describes no kernel image with bin_info and the filter only
 // resolves user space (per vpid); callstack_kernel stays addresses plus ukstap's names.
 //
@@ -100,11 +106,14 @@ class Statedump {
   struct Stats {
     uint64_t bin_infos = 0, build_ids = 0, debug_links = 0, starts = 0, restarts = 0;
     uint64_t frame_events = 0;
+    uint64_t processes = 0;        // processes known now (memory: bounded by the tracker's)
+    uint64_t processes_freed = 0;  // forgotten: exited and freed by the tracker, or pid reused
     uint64_t unreadable_files = 0;  // mapped files not readable as ELF: no events, no error
   };
   Stats stats() const {
     Stats s = stats_;
     s.unreadable_files = facts_.unreadable;
+    s.processes = procs_.size();
     return s;
   }
 
@@ -120,6 +129,7 @@ class Statedump {
     uint64_t since, until, gen;
   };
   struct Proc {
+    uint64_t life = 0;  // the tracker's life of the pid when last seen (0: not known then)
     bool started = false;
     std::map<uint64_t, Bin> bins;  // by baddr: what the readers know of this process
     std::unordered_map<uint64_t, Checked> checked;  // by frame ip
@@ -134,12 +144,18 @@ class Statedump {
   // `c` gets the covering mapping's lifetime (false when no mapping covers addr).
   bool needed(int pid, uint64_t addr, uint64_t t_ns, Pending& p, Checked& c, bool& mapped);
   void emit_bin(const StackEvent& e, const Pending& p);
+  // The process of an event: a fresh one when the tracker says the pid names a new process.
+  Proc& proc(int pid);
+  // Forgets the processes the tracker no longer keeps; amortized (when the table doubled).
+  void prune();
   uint32_t cls(uint32_t& id, const char* name, const std::vector<FieldDef>& fields);
 
   EventOut& out_;
   vma::Tracker& tracker_;
   ElfFactsCache facts_;
   std::unordered_map<int, Proc> procs_;
+  static constexpr size_t kPruneMin = 256;
+  size_t prune_at_ = kPruneMin;
   Stats stats_;
   static constexpr uint32_t kNone = UINT32_MAX;
   uint32_t c_start_ = kNone, c_bin_ = kNone, c_build_id_ = kNone, c_debug_link_ = kNone,

@@ -111,31 +111,39 @@ void CtfOutput::enable_statedump(vma::Tracker& tracker) {
   // Statedump and frame events belong to the pending event's process: its comm.
   statedump_out_ = std::make_unique<ctf::TraceStatedumpOut>(
       trace_, [this](ctf::Encoder& e, int pid, int tid, uint64_t ip) {
-        emit_common(e, (uint32_t)pid, (uint32_t)tid, p_.comm, nullptr, nullptr, &ip);
+        emit_common(e, (uint32_t)pid, (uint32_t)tid, *emitting_comm_, nullptr, nullptr, &ip);
       });
   statedump_ = std::make_unique<ctf::Statedump>(*statedump_out_, tracker);
 }
 
-bool CtfOutput::same_hit(const stp_rec_ctx& x) const {
-  return p_.active && p_.time_ns == x.time_ns && p_.tid == x.tid && p_.probe_id == x.probe_id && p_.cpu == x.cpu;
+CtfOutput::Pending& CtfOutput::pending(const stp_rec_ctx& x) {
+  if (x.cpu >= pending_.size()) pending_.resize(x.cpu + 1);
+  return pending_[x.cpu];
 }
 
-void CtfOutput::start(const stp_rec_ctx& x) {
-  emit_pending();
-  p_ = Pending{};
-  p_.active = true;
-  p_.time_ns = x.time_ns;
-  p_.cpu = x.cpu;
-  p_.probe_id = x.probe_id;
-  p_.pid = x.pid;
-  p_.tid = x.tid;
-  p_.comm = comm_of(x.comm);
+bool CtfOutput::same_hit(const Pending& p, const stp_rec_ctx& x) const {
+  return p.active && p.time_ns == x.time_ns && p.tid == x.tid && p.probe_id == x.probe_id && p.cpu == x.cpu;
+}
+
+CtfOutput::Pending& CtfOutput::start(const stp_rec_ctx& x) {
+  Pending& p = pending(x);
+  emit_pending(p);
+  p = Pending{};
+  p.active = true;
+  p.time_ns = x.time_ns;
+  p.cpu = x.cpu;
+  p.probe_id = x.probe_id;
+  p.pid = x.pid;
+  p.tid = x.tid;
+  p.comm = comm_of(x.comm);
+  return p;
 }
 
 void CtfOutput::statement(const stp_rec_ctx& x, int fmt_id, std::vector<Value> values) {
-  if (!same_hit(x) || p_.kind != kNone) start(x);  // a stack alone so far: this is its statement
-  p_.kind = fmt_id;
-  p_.values = std::move(values);
+  Pending* p = &pending(x);
+  if (!same_hit(*p, x) || p->kind != kNone) p = &start(x);  // a stack alone so far: this is its statement
+  p->kind = fmt_id;
+  p->values = std::move(values);
 }
 
 void CtfOutput::log(const stp_rec_ctx& x, std::string text) {
@@ -147,9 +155,10 @@ void CtfOutput::histogram(const stp_rec_ctx& x, std::string text) {
 }
 
 void CtfOutput::stack(const stp_rec_ctx& x, bool kernel, std::vector<Frame> frames) {
-  if (!same_hit(x) || (kernel ? p_.has_k : p_.has_u)) start(x);
-  (kernel ? p_.has_k : p_.has_u) = true;
-  (kernel ? p_.kstack : p_.ustack) = std::move(frames);
+  Pending* p = &pending(x);
+  if (!same_hit(*p, x) || (kernel ? p->has_k : p->has_u)) p = &start(x);
+  (kernel ? p->has_k : p->has_u) = true;
+  (kernel ? p->kstack : p->ustack) = std::move(frames);
 }
 
 const CtfOutput::Class& CtfOutput::class_for(const Pending& p) {
@@ -230,12 +239,13 @@ void CtfOutput::report_drops() {
   drops_reported_ = now;
 }
 
-void CtfOutput::emit_pending() {
-  if (!p_.active) return;
-  p_.active = false;
-  const Class& cls = class_for(p_);
-  const auto& uf = real_frames(p_.ustack, uf_);
-  const auto& kf = real_frames(p_.kstack, kf_);
+void CtfOutput::emit_pending(Pending& p) {
+  if (!p.active) return;
+  p.active = false;
+  emitting_comm_ = &p.comm;
+  const Class& cls = class_for(p);
+  const auto& uf = real_frames(p.ustack, uf_);
+  const auto& kf = real_frames(p.kstack, kf_);
   ua_.clear();
   ka_.clear();
   for (auto* f : uf) ua_.push_back(f->addr);
@@ -244,15 +254,15 @@ void CtfOutput::emit_pending() {
   sym_scratch_.clear();
   for (auto* f : uf) sym_scratch_.push_back(symbol_of(*f));
   for (auto* f : kf) sym_scratch_.push_back(symbol_of(*f));
-  const ctf::StackEvent sev{(int)p_.pid, (int)p_.tid, p_.cpu, p_.time_ns};
-  if (statedump_ && p_.has_u) statedump_->before(sev, p_.ustack);  // the files its frames need
-  last_ts_ = p_.time_ns;
-  last_cpu_ = p_.cpu;
-  ctf::Encoder& e = trace_.begin_event(cls.id, p_.time_ns, p_.cpu);
-  emit_common(e, p_.pid, p_.tid, p_.comm, p_.has_u ? &ua_ : nullptr, p_.has_k ? &ka_ : nullptr);
+  const ctf::StackEvent sev{(int)p.pid, (int)p.tid, p.cpu, p.time_ns};
+  if (statedump_ && p.has_u) statedump_->before(sev, p.ustack);  // the files its frames need
+  last_ts_ = p.time_ns;
+  last_cpu_ = p.cpu;
+  ctf::Encoder& e = trace_.begin_event(cls.id, p.time_ns, p.cpu);
+  emit_common(e, p.pid, p.tid, p.comm, p.has_u ? &ua_ : nullptr, p.has_k ? &ka_ : nullptr);
   // The statement's values in order (a record cut short leaves the rest zero/empty).
   for (size_t i = 0; i < cls.is_string.size(); ++i) {
-    const Value* v = i < p_.values.size() ? &p_.values[i] : nullptr;
+    const Value* v = i < p.values.size() ? &p.values[i] : nullptr;
     if (cls.is_string[i]) e.str(v ? v->str : std::string());
     else e.u64(v ? (uint64_t)v->num : 0);
   }
@@ -261,14 +271,20 @@ void CtfOutput::emit_pending() {
     e.u32((uint32_t)n);
     for (size_t i = 0; i < n; ++i) e.u32(sym_scratch_[si++]);
   };
-  if (p_.has_u) syms(uf.size());
-  if (p_.has_k) syms(kf.size());
+  if (p.has_u) syms(uf.size());
+  if (p.has_k) syms(kf.size());
   trace_.end_event();
-  if (statedump_ && p_.has_u) statedump_->after(sev, p_.ustack);  // one event per user frame
+  if (statedump_ && p.has_u) statedump_->after(sev, p.ustack);  // one event per user frame
+}
+
+void CtfOutput::emit_finished(bool all) {
+  const uint64_t now = clock_ns(CLOCK_MONOTONIC);  // the clock of the hits' times
+  for (Pending& p : pending_)
+    if (p.active && (all || now - p.time_ns >= kHoldNs || p.time_ns > now)) emit_pending(p);
 }
 
 void CtfOutput::flush() {
-  emit_pending();
+  emit_finished(false);
   // Output flushes after each drain of the ring: the losses counted so far happened after the
   // events read so far (a record is lost when the ring is full of older ones).
   report_drops();
@@ -276,6 +292,7 @@ void CtfOutput::flush() {
 }
 
 bool CtfOutput::close(std::string& why) {
+  emit_finished(true);  // the ring is drained for the last time: every hit is over
   flush();
   drops_ = nullptr;  // the session's mapping goes away with the run; the trace is finished
   return trace_.close(why);

@@ -76,13 +76,20 @@ class CtfOutput {
   // LTTng-UST statedump events and one event per user frame around every event with a user
   // stack, from the mappings `tracker` saw.
   void enable_statedump(vma::Tracker& tracker);
-  // The run's count of records the ring buffer had no room for (stp_session.drops): what it
+  // The run's count of events lost with the records the ring buffer had no room for
+  // (stp_session.drop_events: an event with a stack is 2 records, counted once): what it
   // gained since the last flush() goes into the trace as discarded events (CTF's way to say a
   // trace lost events), in the stream of the last event's CPU (one ring serves every CPU: which
   // CPU lost them is not known).
   void watch_drops(const volatile uint64_t* drops) { drops_ = drops; }
-  // Writes out the event being assembled and sends what is buffered.
+  // Writes out the events being assembled whose hits are over, and sends what is buffered.
+  // A hit's records (a statement, then its stacks) come from one run of a BPF program, but the
+  // event loop drains the ring every 20 ms whatever it holds: a drain between a printf record
+  // and its stack record is common (a walk takes microseconds to milliseconds). An event still
+  // within kHoldNs of its hit is therefore kept for a later flush, else it would be written
+  // without its stack and the stack as an event of its own (run_lttng_live's flake).
   void flush();
+  static constexpr uint64_t kHoldNs = 100'000'000;
   // Finishes the trace (the writer closes packets, streams and writes the metadata).
   bool close(std::string& why);
 
@@ -98,9 +105,14 @@ class CtfOutput {
     bool has_u = false, has_k = false;
     std::vector<Frame> ustack, kstack;
   };
-  bool same_hit(const stp_rec_ctx& x) const;
-  void start(const stp_rec_ctx& x);
-  void emit_pending();
+  // The event being assembled on x's CPU: a hit's records are consecutive among that CPU's
+  // (its program runs to the end there; a nested probe finds the context busy), but the ring is
+  // shared, so another CPU's records may come between them.
+  Pending& pending(const stp_rec_ctx& x);
+  bool same_hit(const Pending& p, const stp_rec_ctx& x) const;
+  Pending& start(const stp_rec_ctx& x);
+  void emit_pending(Pending& p);
+  void emit_finished(bool all);
   struct Class {
     uint32_t id;
     std::vector<bool> is_string;  // per statement value: a string (else an integer)
@@ -111,7 +123,9 @@ class CtfOutput {
   const codegen::ModuleInfo& m_;
   ctf::CtfTrace trace_;
   bool with_ustack_ = false, with_kstack_ = false;
-  Pending p_;
+  std::vector<Pending> pending_;  // by CPU
+  const std::string no_comm_;
+  const std::string* emitting_comm_ = &no_comm_;  // the comm of the event being written
   // Frame texts ("func+0xOFF/0xSIZE [module]") by what makes them, each sent to the writer
   // once (wire.h Symbol) and named by its id in every event that has the frame.
   struct FrameKey {

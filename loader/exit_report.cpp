@@ -29,8 +29,9 @@ void ExitReport::user_stacks() {
   static const char* names[] = STP_UNWIND_STOP_NAMES;
   if (verbose_ <= 0) {
     // Without -v: one line when walks were cut short for want of something ukstap could give
-    // (depth, a table, a rule, a register), or when a walk that waited for a table got no stack
-    // copy to finish it from (printed as far as the kernel went). Not for the ends of stacks or
+    // (depth, a table, a rule, a register), or when a walk that waited for a table was not
+    // finished from a stack copy (printed as far as the kernel went, or a value the script
+    // took: ubacktrace(), ustack(n)). Not for the ends of stacks or
     // unreadable memory, nor for "mappings unknown": a timer sample of a process that exec'd a
     // moment ago, before the mirror caught up (transient, nearly every profile of a new process
     // has one; -v). Nor for a frame-pointer chain's end or a bad frame after frame-pointer steps:
@@ -42,8 +43,10 @@ void ExitReport::user_stacks() {
     for (int i = 0; i < STP_STOP_NR; i++) {
       uint64_t n = session->ustack_stops[i];
       total += n;
-      if (i == STP_STOP_NO_TABLE_YET)
-        n = deferred ? std::min(n, deferred->without_copy) : n;  // those not finished here
+      if (i == STP_STOP_NO_TABLE_YET)  // those not finished here: printed without a stack copy,
+        // and the values (ubacktrace(), ucallers(), ustack()): computed in the probe, they are
+        // never finished in user space (6.1 guest: usymname(ustack(1)) gave 0x0 silently)
+        n = deferred ? n - std::min(n, deferred->finished) : n;
       else if (i != STP_STOP_DEPTH && i != STP_STOP_NO_TABLE && i != STP_STOP_INVALID_ROW &&
                i != STP_STOP_UNTRUSTED)
         continue;

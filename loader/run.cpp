@@ -491,7 +491,7 @@ int Runner::run() {
   if (!s_.bpf_object_path.empty()) {
     if (!load_bpf()) return 1;
     stacks_.attach(obj_, session_);
-    if (ctf_) ctf_->watch_drops(&session_->drops);  // --ctf: ring losses as discarded events
+    if (ctf_) ctf_->watch_drops(&session_->drop_events);  // --ctf: ring losses as discarded events
   }
   ms_bpf = ms_since(t_step);
   t_step = std::chrono::steady_clock::now();

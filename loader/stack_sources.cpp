@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -200,9 +201,29 @@ void StackSources::size_row_pool(struct bpf_object* obj) {
     bpf_map__set_max_entries(pool, std::max<uint32_t>(1, tables_->pool_slots()));
 }
 
+// The frames between a dispatched syscall probe and syscall_trace_enter (or the exit path) are
+// recognised by their kallsyms ranges only (stp_bpf_kstack.h): without those (no readable
+// /proc/kallsyms, or kptr_restrict hiding its addresses) they stay on top of every kernel
+// backtrace of a syscall probe. Said once, when the script has such probes.
+void StackSources::warn_unknown_syscall_glue(struct bpf_object* obj) {
+  const ksym::Symbol* run2 = kallsyms_->find("bpf_trace_run2");
+  if (run2 && run2->start && run2->size) return;
+  struct bpf_program* prog;
+  bpf_object__for_each_program(prog, obj) {
+    const char* name = bpf_program__name(prog);
+    if (std::strncmp(name, "stp_sys_enter_", 14) == 0 || std::strncmp(name, "stp_sys_exit_", 13) == 0) {
+      s_.diag.stream() << "WARNING: without kernel symbols the kernel's tracing frames cannot be "
+                          "recognised: a syscall probe's kernel backtrace starts with them "
+                          "(bpf_trace_run2, __bpf_trace_sys_enter/exit)\n";
+      return;
+    }
+  }
+}
+
 void StackSources::attach(struct bpf_object* obj, volatile struct stp_session* session) {
   open_stack_ids(obj);
   if (kallsyms_) {  // the dispatched syscall probes' extra glue frame (stp_bpf_kstack.h)
+    warn_unknown_syscall_glue(obj);
     const char* glue[2] = {"__traceiter_sys_enter", "__traceiter_sys_exit"};
     for (int i = 0; i < 2; ++i)
       if (const ksym::Symbol* g = kallsyms_->find(glue[i]); g && g->size) {

@@ -82,6 +82,7 @@ class StackSources {
   std::vector<std::string> probe_points() const;
   void open_stack_ids(struct bpf_object* obj);
   void retain_exited_until_read(struct bpf_object* obj);
+  void warn_unknown_syscall_glue(struct bpf_object* obj);
 
   Session& s_;
   const codegen::ModuleInfo& m_;

@@ -324,6 +324,11 @@ std::vector<int> Tracker::known_pids() const {
   return out;
 }
 
+uint64_t Tracker::life(int pid) const {
+  auto it = impl_->procs.find(impl_->tgid(pid));
+  return it == impl_->procs.end() ? 0 : it->second.life;
+}
+
 bool Tracker::is_target(int pid) const { return impl_->target(impl_->tgid(pid)); }
 
 bool Tracker::mirror_to(int map_fd, int epoch_fd) {

@@ -101,6 +101,10 @@ class Tracker {
   // All mappings of `pid` live at `t_ns` whose file is the same as `m`'s (for a module's
   // overall span: [lowest start, highest end)).
   std::vector<const Mapping*> file_mappings(int pid, const Mapping& m, uint64_t t_ns);
+  // Which process the number `pid` names now (threads: their process), as a number that changes
+  // when the pid is reused by a new process; 0 when no history is kept for it (never seen, or
+  // exited and freed by the retention). Never reads /proc.
+  uint64_t life(int pid) const;
   // Every pid that has a history (for "which process had this address" searches).
   std::vector<int> known_pids() const;
   // Whether `pid` is a target under the TargetSpec (descendants of target_pid included).

@@ -24,8 +24,10 @@ VmaMirror::~VmaMirror() {
   if (epoch_) munmap(epoch_, sizeof(uint64_t));
 }
 
-// After the map's change (a BPF walk reads the epoch before the mirror): atomic, because the
-// kernel adds to it too (at every exec).
+// After the map's change (a BPF walk reads the epoch before the mirror, with acquire
+// ordering: bpf/stp_bpf_vma_mirror.h): atomic, because the kernel adds to it too (at every
+// exec), and sequentially consistent, so the add is ordered after the bpf(2) update on every
+// architecture (the syscall alone orders it on x86; arm64 needs the release this gives).
 void VmaMirror::bump_epoch() {
   if (epoch_) __atomic_fetch_add(epoch_, 1, __ATOMIC_SEQ_CST);
 }

@@ -121,6 +121,8 @@ struct stp_common {
   uint8_t slot;        /* STP_SLOT_*: per-slot per-CPU scratch (the row cache) */
 #ifdef STP_CTF
   uint64_t hit_ns;     /* --ctf: when the probe was hit, every record's timestamp */
+  uint32_t ctf_event;  /* --ctf: the hit's current trace event (bpf/stp_bpf_output.h) */
+  uint32_t ctf_pad;
 #endif
   uint64_t rec_clock[5];  /* the last clock read of a stack record (bpf/stp_bpf_rec_time.h) */
   uint64_t uregs_off;     /* task_pt_regs(t) - t->stack, learnt once (bpf/stp_bpf_task_uregs.h) */
@@ -297,6 +299,7 @@ STP_SUBPROG void stp__begin(struct stp_common *k, int id, int is_return, int umo
   k->probe_id = id;
 #ifdef STP_CTF
   k->hit_ns = bpf_ktime_get_ns();
+  k->ctf_event = 0;
 #endif
   k->error = 0;
   k->abort = 0;

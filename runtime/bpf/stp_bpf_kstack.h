@@ -37,7 +37,10 @@ int stp_kwalk_hash(struct stp_kwalk *kw)
 /* A dispatched syscall probe's glue frames below its own (bpf_trace_run2, __bpf_trace_sys_*):
  * how many a stack shows, counted on the first walk of the session (stp_session's
  * syscall_kskip, + 1; 0: not yet). A fixed count was wrong on one kernel or the other: 6.18
- * shows both frames, Debian 12's 6.1 one, and skipping two there cut syscall_trace_enter. */
+ * shows both frames, Debian 12's 6.1 one, and skipping two there cut syscall_trace_enter.
+ * One count serves both directions: sys_enter's and sys_exit's glue is made by one macro, and
+ * both kernels show as many frames on either side (run_kstack_syscall walks the exit first,
+ * then the entry, against tracefs's stacks of the same events). */
 static __always_inline uint32_t stp__kglue_count(struct stp_session *s, struct stp_common *k,
                                                  void *ctx, uint32_t skip)
 {

@@ -152,7 +152,7 @@ int stp_rt_exec_seed(struct bpf_raw_tracepoint_args *ctx)
    * taken again (bpf/stp_bpf_vma_mirror.h). No mirror, no change: execs of other processes do
    * not disturb the targets' entries. */
   if (bpf_map_delete_elem(&stp_vmas, &tgid) == 0 && epoch)
-    __sync_fetch_and_add(epoch, 1);
+    stp__vmas_epoch_bump(epoch);  /* ordered after the delete (bpf/stp_bpf_vma_mirror.h) */
   stp__kvma_seed(t, tgid, code);
   if (entry)
     stp__kvma_seed(t, tgid, entry);

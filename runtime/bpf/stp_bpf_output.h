@@ -105,6 +105,40 @@ static __always_inline uint64_t stp__rec_wake(uint32_t size)
 #endif
 }
 
+#ifdef STP_CTF
+/* --ctf/--lttng: the record about to be written and the hit's trace events. The loader makes
+ * one event of a statement and the stacks printed with it (loader/ctf_output.cpp): a statement,
+ * a user stack or a kernel stack starts a new event unless the hit's current one has none of
+ * its kind yet. 1: this record starts an event; 0: it joins the current one; -1: it joins an
+ * event whose first record was dropped (not written: a stack without its statement would be
+ * an event of its own, and the trace would hold more events than the probes made). So a
+ * dropped record counts as a discarded event (stp_session.drop_events) only when it started
+ * one: "Tracer discarded N events" then counts events, not records. */
+#define STP_CTF_EV_OPEN 8u
+#define STP_CTF_EV_LOST 16u
+static __always_inline int stp__ctf_event(struct stp_common *k)
+{
+  struct stp_rec_hdr *h = (struct stp_rec_hdr *)k->rec;
+  uint32_t type = h->type & ~STP_REC_CTX_FLAG, bit;
+  if (type == STP_REC_PRINTF || type == STP_REC_LOG || type == STP_REC_HIST) {
+    bit = 1;
+  } else if (type == STP_REC_USTACK || type == STP_REC_KSTACK) {
+    struct stp_ustack *u = (struct stp_ustack *)&k->rec[STP_REC_BODY];
+    if (u->token || u->kind == STP_USTACK_SYM || (h->id & _STP_SYM_LIST))
+      return 0;  /* a deferred string or a symbol list: text, no event's stack */
+    bit = type == STP_REC_USTACK ? 2 : 4;
+  } else {
+    return 0;
+  }
+  if ((k->ctf_event & STP_CTF_EV_OPEN) && !(k->ctf_event & bit)) {
+    k->ctf_event |= bit;
+    return (k->ctf_event & STP_CTF_EV_LOST) ? -1 : 0;
+  }
+  k->ctf_event = STP_CTF_EV_OPEN | bit;
+  return 1;
+}
+#endif
+
 STP_SUBPROG void stp__rec_end(struct stp_common *k)
 {
   struct stp_rec_hdr *h = (struct stp_rec_hdr *)k->rec;
@@ -115,10 +149,25 @@ STP_SUBPROG void stp__rec_end(struct stp_common *k)
   if (size < sizeof(struct stp_rec_hdr))
     size = sizeof(struct stp_rec_hdr);
   h->len = size - sizeof(struct stp_rec_hdr);
+#ifdef STP_CTF
+  int ev = stp__ctf_event(k);
+  if (ev < 0) {
+    struct stp_session *s = stp__session();
+    if (s)
+      stp__count(&s->drops);
+    return;
+  }
+#endif
   if (bpf_ringbuf_output(&stp_events, k->rec, size & (2 * STP_REC_CAP - 1), stp__rec_wake(size)) < 0) {
     struct stp_session *s = stp__session();
     if (s)
       stp__count(&s->drops);
+#ifdef STP_CTF
+    if (s && ev) {
+      stp__count(&s->drop_events);
+      k->ctf_event |= STP_CTF_EV_LOST;
+    }
+#endif
   }
 }
 

@@ -256,7 +256,7 @@ static __always_inline void stp__uwalk_pcs_opt(struct stp_common *k, int lazy_pc
     /* The mirror's epoch before the mirror itself (bpf/stp_bpf_vma_mirror.h): a walk kept
      * under it is answered without looking the mirror up while nothing rewrote any mirror. */
     uint64_t *epp = stp__vmas_epoch();
-    uint64_t epoch = epp ? *(volatile uint64_t *)epp : 0;
+    uint64_t epoch = epp ? stp__vmas_epoch_acquire(epp) : 0;  /* acquire: the mirror after it */
     int looked = 0;
     struct stp__uwalk_ctx wc = { k, 0, 0 };
     /* A BTF pointer (bpf_task_pt_regs or bpf_rdonly_cast): plain fault-safe loads, no helper. */

@@ -43,6 +43,35 @@ static __always_inline uint64_t *stp__vmas_epoch(void)
   return bpf_map_lookup_elem(&stp_vmas_epoch, &zero);
 }
 
+/* The epoch protocol is a publication: a writer changes stp_vmas, then adds to the epoch; a
+ * walk reads the epoch, then the mirror, and keeps its answer under that epoch. Were the
+ * mirror's loads satisfied before the epoch's, a walk could see the new epoch and the old
+ * mirror, and vouch for the old mirror under an epoch that never changes again: so the epoch's
+ * read is an acquire, and a writer's add is ordered after its change (a release at least).
+ * - Read: x86 never reorders a load with a later load (TSO), so a plain load is an acquire
+ *   there. Elsewhere (arm64) it is not; BPF has a load-acquire instruction only from 6.15, so a
+ *   fully ordered read-modify-write that changes nothing (fetch-add of 0: BPF_FETCH atomics are
+ *   fully ordered) is the acquire, at the cost of an atomic on a shared word per walk.
+ * - Add (stp_rt_exec_seed, after its delete): the fetch form, fully ordered. Without the
+ *   result used clang emits BPF_ADD without BPF_FETCH, which the kernel's BPF memory model
+ *   leaves unordered (arm64 JITs it as a relaxed STADD): the empty asm keeps the result used.
+ * User space adds with a sequentially consistent fetch-add after its bpf(2) update
+ * (vma-tracker/vma_mirror.cpp). */
+static __always_inline uint64_t stp__vmas_epoch_acquire(uint64_t *epp)
+{
+#if defined(__TARGET_ARCH_x86)
+  return *(volatile uint64_t *)epp;
+#else
+  return __sync_fetch_and_add(epp, 0);
+#endif
+}
+
+static __always_inline void stp__vmas_epoch_bump(uint64_t *epp)
+{
+  uint64_t old = __sync_fetch_and_add(epp, 1);
+  asm volatile("" : : "r"(old));
+}
+
 /* The executable mapping holding pc: binary search over the entries (sorted by start), one
  * halving per bpf_loop iteration (see stp__rowsearch, bpf/stp_bpf_cfi_tables.h). */
 struct stp__vmasearch {

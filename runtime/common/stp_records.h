@@ -157,6 +157,9 @@ struct stp_session {
   uint64_t syscall_glue_fixed[6];
   uint32_t syscall_kskip;
   uint32_t syscall_pad;
+  /* --ctf/--lttng: trace events lost with the records dropped (an event with a stack is 2+
+   * records; bpf/stp_bpf_output.h): the count a trace's discarded events carry. */
+  uint64_t drop_events;
 };
 
 /* Read-only configuration filled by the loader before load: the BPF global

@@ -107,7 +107,9 @@ def live_events(path):
         p = Pretty(line[k + len(" ukstap:event: "):])
         p.struct()  # the packet context (cpu_id)
         p.eat(",")
-        evs.append(p.struct())
+        e = p.struct()
+        e["line"] = line.rstrip("\n")  # what babeltrace2 printed, for a failure's message
+        evs.append(e)
     return evs
 
 
@@ -120,17 +122,35 @@ def unquote(v):
 
 def live_records(evs):
     recs = []
-    for e in evs:
-        f = {k: unquote(v) for k, v in FIELD.findall(e["fields"])}
-        if e["name"] == "syscall.openat":
-            syms = e["callstack_user_symbols"].split("\n") if e["callstack_user_symbols"] else []
-            recs.append({"kind": "open", "vals": (f["arg0"] if "arg0" in f else f["filename"], f.get("arg1", f.get("flags"))),
-                         "addrs": list(e["callstack_user"]), "funcs": [s.split("+", 1)[0] for s in syms]})
-        elif e["name"] == "syscall.close":
-            recs.append({"kind": "close", "vals": (f.get("fd", f.get("arg0")),), "addrs": [], "funcs": []})
-        else:
-            fail("unexpected event " + e["name"])
+    for i, e in enumerate(evs):
+        try:
+            recs.append(live_record(e))
+        except (KeyError, ValueError, IndexError) as x:
+            fail("live event %d is not one of the script's (%r):\n  %s" % (i, x, e["line"]))
     return recs
+
+
+def live_record(e):
+    f = {k: unquote(v) for k, v in FIELD.findall(e["fields"])}
+    if e["name"] == "syscall.openat":
+        syms = e["callstack_user_symbols"].split("\n") if e["callstack_user_symbols"] else []
+        return {"kind": "open", "vals": (f["arg0"] if "arg0" in f else f["filename"], f.get("arg1", f.get("flags"))),
+                "addrs": list(e["callstack_user"]), "funcs": [s.split("+", 1)[0] for s in syms]}
+    if e["name"] == "syscall.close":
+        return {"kind": "close", "vals": (f.get("fd", f.get("arg0")),), "addrs": [], "funcs": []}
+    raise ValueError("unexpected event " + e["name"])
+
+
+def differing(lr, tx, evs):
+    """The first place the live events and the text part, with a few events either side."""
+    i = 0
+    while i < min(len(lr), len(tx)) and lr[i] == tx[i]:
+        i += 1
+    out = []
+    for j in range(max(0, i - 2), min(max(len(lr), len(tx)), i + 3)):
+        out.append("  #%d live %s" % (j, evs[j]["line"] if j < len(evs) else "-"))
+        out.append("  #%d text %s" % (j, tx[j] if j < len(tx) else "-"))
+    return "\n".join(out)
 
 
 def main(live, text, facts, n):
@@ -139,10 +159,10 @@ def main(live, text, facts, n):
         fail("no ukstap:event in " + live)
     lr, tx = live_records(evs), text_records(text)
     if len(lr) != len(tx):
-        fail("%d live events, %d records in the text" % (len(lr), len(tx)))
+        fail("%d live events, %d records in the text; first difference:\n%s" % (len(lr), len(tx), differing(lr, tx, evs)))
     for i, (a, b) in enumerate(zip(lr, tx)):
         if a != b:
-            fail("event %d differs:\n  live %s\n  text %s" % (i, a, b))
+            fail("event %d differs:\n  live %s\n  text %s\n%s" % (i, a, b, differing(lr, tx, evs)))
     pid = int(open(facts).readline().split()[1])
     last = 0
     for e in evs:

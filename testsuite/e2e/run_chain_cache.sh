@@ -25,6 +25,15 @@ t "run" 0 '*' '' -- "$UKSTAP" -o "$T_TMP/stacks.out" -e "$S" -c "$P $T_TMP/prog.
 t "each event's stack and each ustack_id() key = the program's path and libunwind's stack" \
   0 '' '' -- python3 "$UKSTAP_TOP_SRCDIR/testsuite/e2e/chain_cache_check.py" "$T_TMP/stacks.out" \
   "$T_TMP/prog.out"
+# The cache trusts an entry while the mirror's epoch is unchanged; the kernel's add to the epoch
+# after it deletes a mirror at exec must be ordered after the delete (bpf/stp_bpf_vma_mirror.h):
+# the fetch form of the atomic add (fully ordered), not BPF_ADD without fetch (unordered: a
+# relaxed add on arm64). Truth: llvm-objdump's reading of the object pass 4 made (from the cache).
+OBJDUMP=$(command -v llvm-objdump-14 || command -v llvm-objdump)
+t "the exec hook's epoch add is the ordered (fetch) form (llvm-objdump)" 0 '~atomic_fetch_add' '' -- bash -c "
+  o=\$('$UKSTAP' -p4 -e '$S' -c true) && '$OBJDUMP' -d --section=raw_tp/sched_process_exec \"\$o\" |
+    grep -E 'atomic|lock '"
+
 # A hit whose id is not stored yet (ustack_id() after the same stack was streamed) with another
 # stack walked in between on the same CPU (pinned): the stored stack must be the hit's pcs,
 # which stay in the cache entry until then (stp__chain_pcs), never the context's last walk's.

@@ -7,7 +7,8 @@
 # traced program makes M getppid(2) calls, one single-record event each; SIGCONT then. Truths: the
 # program's own count of calls (it writes it), ukstap's own report on stderr ("Number of dropped
 # records"), and babeltrace2's reading of the trace: events + discarded = the program's count,
-# discarded = ukstap's report. Root only; under CI=true not being root is a failure.
+# discarded = ukstap's report. Again with print_ubacktrace() after the printf (two records per
+# event): events + discarded = the program's count still (discarded counts events, not records). Root only; under CI=true not being root is a failure.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_TMP/cache"
@@ -33,11 +34,16 @@ int main(int argc, char **argv) {
 C
 t_build calls gcc -O2 -o "$T_TMP/calls" "$T_TMP/calls.c" || { t_done; exit; }
 
-M=20000 F="$T_TMP/fifo" D="$T_TMP/tr"
+M=20000 F="$T_TMP/fifo"
 mkfifo "$F"
-t "run: 64 KiB ring, ukstap stopped while the program makes $M calls" 0 '' '' -- bash -c "
+# forced_loss TAG BODY: the run above with BODY as the probe's output; sets lost, calls, events,
+# discarded, stacks (events with a user stack).
+forced_loss() {
+  local tag=$1 body=$2 D="$T_TMP/tr.$1"
+  rm -f "$T_TMP/count"
+  t "run ($tag): 64 KiB ring, ukstap stopped while the program makes $M calls" 0 '' '' -- bash -c "
   '$UKSTAP' -D STP_RINGBUF_SIZE=65536 --ctf='$D' \
-    -e 'probe syscall.getppid { if (pid() == target()) printf(\"%d\\n\", pid()) }' \
+    -e 'probe syscall.getppid { if (pid() == target()) { $body } }' \
     -c '$T_TMP/calls $F $M $T_TMP/count' 2> '$T_TMP/uk.err' & pid=\$!
   exec 3> '$F'  # returns once the program, started after the probes are attached, opened it
   kill -STOP \$pid
@@ -45,16 +51,25 @@ t "run: 64 KiB ring, ukstap stopped while the program makes $M calls" 0 '' '' --
   for i in \$(seq 600); do [ -s '$T_TMP/count' ] && break; sleep 0.1; done
   kill -CONT \$pid
   wait \$pid"
-lost=$(sed -n 's/^WARNING: Number of dropped records: \([0-9]*\)$/\1/p' "$T_TMP/uk.err")
-calls=$(cat "$T_TMP/count" 2> /dev/null)
-babeltrace2 "$D" > "$T_TMP/bt.out" 2> "$T_TMP/bt.err"
-events=$(grep -c ' syscall.getppid: ' "$T_TMP/bt.out")
-discarded=$(sed -n 's/^WARNING: Tracer discarded \([0-9]*\) events .*/\1/p' "$T_TMP/bt.err" | awk '{s += $1} END {print s + 0}')
-echo "  program: ${calls:-?} calls; ukstap: ${lost:-no} dropped records; trace: $events events, $discarded discarded"
-t "the program made its $M calls; ukstap reports lost records" 0 '' '' -- \
-  test "$calls" = "$M" -a "${lost:-0}" -gt 0
-t "babeltrace2's discarded events = ukstap's dropped records" 0 '' '' -- test "$discarded" = "$lost"
+  lost=$(sed -n 's/^WARNING: Number of dropped records: \([0-9]*\)$/\1/p' "$T_TMP/uk.err")
+  calls=$(cat "$T_TMP/count" 2> /dev/null)
+  babeltrace2 "$D" > "$T_TMP/bt.out" 2> "$T_TMP/bt.err"
+  events=$(grep -c ' syscall.getppid: ' "$T_TMP/bt.out")
+  stacks=$(grep ' syscall.getppid: ' "$T_TMP/bt.out" | grep -c 'callstack_user_symbols = \[ \[0\]')
+  discarded=$(sed -n 's/^WARNING: Tracer discarded \([0-9]*\) events .*/\1/p' "$T_TMP/bt.err" | awk '{s += $1} END {print s + 0}')
+  echo "  $tag: program: ${calls:-?} calls; ukstap: ${lost:-no} dropped records; trace: $events events ($stacks with a stack), $discarded discarded"
+  t "the program made its $M calls; ukstap reports lost records" 0 '' '' -- \
+    test "$calls" = "$M" -a "${lost:-0}" -gt 0
+}
+forced_loss printf 'printf("%d\n", pid())'
+t "babeltrace2's discarded events = ukstap's dropped records (one record per event)" 0 '' '' -- test "$discarded" = "$lost"
 t "... and events + discarded = the program's calls" 0 '' '' -- test $((events + discarded)) = "$calls"
+# An event with a user stack is two records (the printf's, the stack's): the trace counts events.
+forced_loss stack 'printf("%d\n", pid()); print_ubacktrace()'
+t "with print_ubacktrace(): events + discarded = the program's calls (not records)" 0 '' '' -- \
+  test $((events + discarded)) = "$calls"
+t "... every event has its stack, and fewer events were discarded than records dropped" 0 '' '' -- \
+  test "$stacks" = "$events" -a "$discarded" -gt 0 -a "$discarded" -lt "$lost"
 
 # --- the writer alone, fed wire.h messages by hand (as run_ctf.sh's feed.py): 7 lost before any
 # event (cpu 1: a stream without a packet yet), 3 after an event at t=1000 and 4 after one at

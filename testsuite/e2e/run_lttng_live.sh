@@ -37,7 +37,15 @@ stop_daemons() {
   done
   DAEMONS=()
 }
-trap 'stop_daemons; rm -rf "$T_TMP" "$LH"' EXIT
+trap 'stop_daemons; [ "$T_FAILED" = 0 ] || keep; rm -rf "$T_TMP" "$LH"' EXIT
+# A failure keeps what the live reader, the text and the daemons said (the temporary directories
+# go at exit): a flake can then be read.
+keep() {
+  local d
+  d=$(mktemp -d /tmp/ukstap-lttng-failed.XXXXXX)
+  cp -a "$T_TMP/live.txt" "$T_TMP/live.err" "$T_TMP/text" "$T_TMP/ukstap.err" "$T_TMP/facts" "$LH"/*.log "$d" 2> /dev/null
+  echo "run_lttng_live: failed; its outputs are kept in $d"
+}
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$LH" LTTNG_HOME="$LH" "$@"; }
 read -r P1 P2 P3 < <($PY -c '
 import socket
@@ -88,6 +96,7 @@ t "a live session through lttng-relayd on 127.0.0.1 (private sessiond, ports $P1
     [ \"\$(grep -c ' ukstap:event: ' '$T_TMP/live.txt')\" -ge \"\$want\" ] && break; sleep 0.1
   done
   echo \"\$(grep -c ' ukstap:event: ' '$T_TMP/live.txt') \$want\" > '$T_TMP/before_stop'
+  as_nobody lttng list --userspace >> '$LH/ctl.log' 2>&1
   as_nobody lttng stop '$SESS' >> '$LH/ctl.log' 2>&1
   as_nobody lttng destroy '$SESS' >> '$LH/ctl.log' 2>&1
   as_nobody lttng destroy sd >> '$LH/ctl.log' 2>&1

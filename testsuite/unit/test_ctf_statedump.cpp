@@ -331,3 +331,57 @@ TEST_CASE("statedump: a frame address has one frame event per process, again aft
   CHECK(sd.stats().restarts == 1);
   CHECK(sd.stats().frame_events == 5);
 }
+
+TEST_CASE("statedump: exited processes are forgotten with the tracker's; a reused pid starts over",
+          "[ctf-statedump]") {
+  // Truth: the forks, mappings and exits fed to the tracker, which keeps `keep` exited processes.
+  vma::Tracker tracker;
+  vma::Retention r;
+  r.keep = 8;
+  tracker.set_retention(r);
+  const std::string a = self_exe();
+  const uint64_t X = 0x7f0000000000;
+  Recorder rec;
+  ctf::Statedump sd(rec, tracker);
+  uint64_t t = 100;
+  // One short-lived process: fork, its mapping, one stack event, exit. Returns its frame events.
+  auto life = [&](int pid) {
+    tracker.on_fork(pid, 1, t++);
+    tracker.on_mmap(pid, map_of(X, X + 0x10000, a, 11), t++);
+    std::vector<loader::Frame> fr = {user_frame(X + 0x100), user_frame(X + 0x200)};
+    rec.events.clear();
+    sd.before({pid, pid, 0, t}, fr);
+    sd.after({pid, pid, 0, t}, fr);
+    ++t;
+    tracker.on_exit(pid, t++);
+    size_t frames = 0;
+    for (const auto& e : rec.events) frames += e.name == "ukstap:callstack_user_frame";
+    return frames;
+  };
+  // 20,000 processes, as a long system-wide trace sees them: memory stays bounded.
+  size_t most = 0;
+  for (int i = 0; i < 20000; ++i) {
+    REQUIRE(life(10000 + i) == 2);
+    most = std::max<size_t>(most, sd.stats().processes);
+  }
+  CHECK(most <= 2 * 256 + 8);  // the prune threshold doubles what the tracker keeps, from 256
+  CHECK(sd.stats().processes_freed >= 20000 - most);
+  // A pid reused after its process was freed: the same file at the same addresses, yet a new
+  // process for the readers (they resolve per vpid): a statedump start and its frames again.
+  REQUIRE(life(10000) == 2);
+  CHECK(rec.events.front().name == "lttng_ust_statedump:start");
+  // Reused while the tracker still keeps the exited one (the last 8): starts over too.
+  REQUIRE(life(10000 + 19999) == 2);
+  CHECK(rec.events.front().name == "lttng_ust_statedump:start");
+  // A live process keeps what it was told: its second stack has no event.
+  tracker.on_fork(7, 1, t++);
+  tracker.on_mmap(7, map_of(X, X + 0x10000, a, 11), t++);
+  std::vector<loader::Frame> fr = {user_frame(X + 0x100)};
+  sd.before({7, 7, 0, t}, fr);
+  sd.after({7, 7, 0, t}, fr);
+  for (int i = 0; i < 2000; ++i) life(40000 + i);  // prunes happen meanwhile
+  rec.events.clear();
+  sd.before({7, 7, 0, t}, fr);
+  sd.after({7, 7, 0, t}, fr);
+  CHECK(rec.events.empty());
+}

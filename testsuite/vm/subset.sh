@@ -87,6 +87,7 @@ vt "kernel.function(\"vfs_read\").return by kprobe: \$return, @entry(\$count), \
 # Truth: the tracefs stacktrace trigger of the same syscalls:sys_enter_getppid event (6.1's
 # syscalls:* perf-event tracepoint had no kernel stack: backtrace() was empty there).
 vt "print_backtrace() in a syscall probe = tracefs's stack of the event" 0 '*' '' -- \
-  env UKSTAP_TEST_CACHE="${XDG_CACHE_HOME:-$T_TMP/cache}" bash "$(dirname "$0")/../e2e/run_kstack_syscall.sh"
+  env UKSTAP_TEST_CACHE="${XDG_CACHE_HOME:-$T_TMP/cache}" UKSTAP_KSTACK_SYSCALL_ONE_RUN=1 \
+  bash "$(dirname "$0")/../e2e/run_kstack_syscall.sh"
 
 t_done
