@@ -422,6 +422,7 @@ int pass4_compile(Session& s) {
     std::string pch;
     if (!dir.empty() && vmlinux_dir != tmp + "/vmlinux" && dflags.empty() && loader::pch_fits(m.source))
       pch = loader::vmlinux_pch(s, clang, clang_version, lang, vmlinux_dir, cache, tmp);
+    if (loader::interrupted()) return failed(s, "");  // SIGINT/SIGTERM while making the PCH
     bool done = false;
     if (!pch.empty()) {
       std::vector<std::string> with = argv;
