@@ -35,6 +35,7 @@
 #include "loader/owned_files.h"
 #include "loader/interrupt.h"
 #include "loader/util.h"
+#include "loader/vmlinux_pch.h"
 
 #ifndef UKSTAP_BPF_CLANG
 #define UKSTAP_BPF_CLANG "clang-14"
@@ -298,7 +299,8 @@ int pass4_compile(Session& s) {
   h.add("ukstap-module-v1");
   h.add(m.source);
   hash_tree(h, runtime, "");
-  h.add(compiler_version(s, clang, cache));
+  std::string clang_version = compiler_version(s, clang, cache);
+  h.add(clang_version);
   if (want_native) h.add(compiler_version(s, cc, cache));
   for (auto& d : dflags) h.add(d);
   h.add(target_arch());
@@ -400,24 +402,45 @@ int pass4_compile(Session& s) {
     // -mcpu=v3: the runtime uses 32-bit atomics and jumps (runtime/bpf/stp_bpf.h).
     // -fbracket-depth: clang stops at 256 nested brackets; the C of a script at the parser's
     // nesting limit (500 levels, parse/parser.h) nests up to ~2 brackets per level.
-    std::vector<std::string> argv = {clang, "-target", "bpf", "-mcpu=v3", "-O2", "-g", "-D__UKSTAP_BPF__",
-                                     "-D__TARGET_ARCH_" + target_arch(), "-I" + runtime,
-                                     "-I" + vmlinux_dir, "-fbracket-depth=4096",
-                                     // The debug info names the source under a directory that
-                                     // does not exist: clang-14's BTF writer then leaves out
-                                     // the text of each source line from .BTF.ext's line info
-                                     // (its string table dedups by a linear scan: quadratic in
-                                     // the lines). Same instructions, 30-60% less pass 4 time
-                                     // on 360-720 probes; verifier logs lose the C text.
-                                     // The runtime's headers and vmlinux.h likewise: each
-                                     // instruction inlined from them added its line's text
-                                     // (the source's and the runtime's maps: path_maps).
-                                     "-fdebug-prefix-map=" + vmlinux_dir + "=/ukstap-vmlinux-not-kept"};
+    // (The language flags: the precompiled vmlinux.h is made with them, vmlinux_pch.h.)
+    std::vector<std::string> lang = {"-target", "bpf", "-mcpu=v3", "-O2", "-g", "-D__UKSTAP_BPF__",
+                                     "-D__TARGET_ARCH_" + target_arch(), "-fbracket-depth=4096"};
+    std::vector<std::string> argv = {clang};
+    argv.insert(argv.end(), lang.begin(), lang.end());
+    argv.insert(argv.end(), {"-I" + runtime, "-I" + vmlinux_dir,
+                             // The debug info names the source under a directory that does
+                             // not exist: clang-14's BTF writer then leaves out the text of
+                             // each source line from .BTF.ext's line info (its string table
+                             // dedups by a linear scan: quadratic in the lines). Same
+                             // instructions, 30-60% less pass 4 time on 360-720 probes;
+                             // verifier logs lose the C text. The runtime's headers and
+                             // vmlinux.h likewise: each instruction inlined from them added
+                             // its line's text (the source's and the runtime's maps: path_maps).
+                             "-fdebug-prefix-map=" + vmlinux_dir + "=/ukstap-vmlinux-not-kept"});
     argv.insert(argv.end(), path_maps.begin(), path_maps.end());
     if (std::string ma = multiarch_include(); !ma.empty()) argv.push_back("-idirafter" + ma);
     for (auto& d : dflags) argv.push_back(d);
     argv.insert(argv.end(), {"-c", src, "-o", tmp_bpf});
-    if (!compile(argv, "BPF module")) return failed(s, "");
+    // Not for a module compiled outside the cache (its vmlinux.h is in `tmp`: made for one
+    // compile), nor one with -D flags of the user's (names vmlinux.h might use).
+    std::string pch;
+    if (!dir.empty() && vmlinux_dir != tmp + "/vmlinux" && dflags.empty() && loader::pch_fits(m.source))
+      pch = loader::vmlinux_pch(s, clang, clang_version, lang, vmlinux_dir, cache, tmp);
+    if (loader::interrupted()) return failed(s, "");  // SIGINT/SIGTERM while making the PCH
+    bool done = false;
+    if (!pch.empty()) {
+      std::vector<std::string> with = argv;
+      with.insert(with.end() - 4, {"-include-pch", pch});
+      if (s.opts.verbose > 1) s.diag.stream() << "Running " << loader::quote_command(with) << "\n";
+      std::string out;
+      done = run_command(with, out) == 0;
+      if (!done && loader::interrupted()) return failed(s, "");
+      if (done && s.opts.verbose > 2 && !out.empty()) s.diag.stream() << out;
+    }
+    if (!done) {
+      if (!compile(argv, "BPF module")) return failed(s, "");
+      if (!pch.empty()) loader::drop_vmlinux_pch(s, pch);
+    }
   }
   if (want_native) {
     std::vector<std::string> argv = {cc, "-O2", "-g", "-fPIC", "-shared", "-D__UKSTAP_NATIVE__",

@@ -222,58 +222,68 @@ t "target_set_pid: at least 4 distinct pids (strace, sh, true, sh and true: an e
   sh -c "n=\$(sort -u '$T_TMP/ts.out' | wc -l); [ \$n -ge 4 ] || { echo \"\$n pids\" >&2; exit 1; }"
 
 # ---- pure functions: SystemTap's documented results --------------------------------------------
+# One run of one begin probe per function group, each printing a line of its own (its tag first):
+# a compile and a run for eleven checks, each check reading its line.
 DEV=$(stat -c %d /)
-t "MAJOR/MINOR of usrdev2kerndev(st_dev) = stat's major/minor" 0 "$(stat -c '%Hd %Ld' /)"$'\n' '' -- \
-  "$UKSTAP" -e "probe begin { d = usrdev2kerndev($DEV); printf(\"%d %d\n\", MAJOR(d), MINOR(d)); exit() }"
-t "MKDEV, byte order, ip_ntop, format_ipaddr(AF_INET), an unknown family" 0 $'8 17 0x800011\n0x4030201 0x3412 0x807060504030201 0x1020304 127.0.0.1 192.168.0.1 *unknown address family*\n' '' -- \
-  "$UKSTAP" -e 'probe begin { d = MKDEV(8, 17); printf("%d %d 0x%x\n", MAJOR(d), MINOR(d), d)
-    printf("0x%x 0x%x 0x%x 0x%x %s %s %s\n", htonl(0x01020304), htons(0x1234), htonll(0x0102030405060708),
-           ntohl(0x04030201), ip_ntop(htonl(0x7f000001)), format_ipaddr(htonl(0xc0a80001), 2), format_ipaddr(0, 1)); exit() }'
 # Python's socket module takes AF_* from the C library's headers.
 FAMS="UNSPEC INET INET6 NETLINK PACKET X25 AX25 APPLETALK IPX ROSE KEY SECURITY ATMPVC ATMSVC PPPOX LLC TIPC ASH ECONET IRDA NETBEUI NETROM SNA WANPIPE BRIDGE"
+rc=0
+"$UKSTAP" -o "$T_TMP/pure.out" -e "
+probe begin { d = usrdev2kerndev($DEV); printf(\"majmin:%d %d\n\", MAJOR(d), MINOR(d)) }
+probe begin { d = MKDEV(8, 17); printf(\"mkdev:%d %d 0x%x\n\", MAJOR(d), MINOR(d), d)
+  printf(\"order:0x%x 0x%x 0x%x 0x%x %s %s %s\n\", htonl(0x01020304), htons(0x1234), htonll(0x0102030405060708),
+         ntohl(0x04030201), ip_ntop(htonl(0x7f000001)), format_ipaddr(htonl(0xc0a80001), 2), format_ipaddr(0, 1)) }
+probe begin { s = \"\"
+  $(for n in $FAMS; do printf 's .= sprintf(\"%%s=%%d \", sock_fam_num2str(sock_fam_str2num(\"%s\")), sock_fam_str2num(\"%s\"))\n' $n $n; done)
+  println(\"fams:\", substr(s, 0, strlen(s) - 1)) }
+probe begin { printf(\"sock:%s %d %s %s %s %d %d\n\", sock_fam_num2str(21), sock_fam_str2num(\"AF_INET\"),
+  sock_fam_num2str(1), sock_state_num2str(0), sock_state_num2str(4), sock_state_str2num(\"CONNECTED\"),
+  sock_state_str2num(\"X\")) }
+probe begin { printf(\"times:%s %s %s %s %d %d\n\", msecs_to_string(61234), usecs_to_string(3000001),
+  nsecs_to_string(59999999999), cputime_to_string(125500000000), cputime_to_msecs(1999999), cputime_to_usecs(2999)) }
+probe begin { printf(\"bytes:[%s][%s][%s][%s][%s][%s]\n\", bytes_to_string(1000), bytes_to_string(1536),
+  bytes_to_string(12 * 1048576 + 102400), bytes_to_string(500 * 1073741824), bytes_to_string(123 * 1024 + 5), pages_to_string(1)) }
+probe begin { printf(\"indent:%sa|%sb|%sc|%sd|%se\n\", thread_indent(1), thread_indent(1), thread_indent(-1),
+  thread_indent(-1), indent(1)) }
+probe begin { start_stopwatch(\"w\"); a = read_stopwatch_ns(\"w\"); b = read_stopwatch_ns(\"w\")
+  stop_stopwatch(\"w\"); c = read_stopwatch_ns(\"w\"); d = read_stopwatch_ns(\"w\"); delete_stopwatch(\"w\")
+  printf(\"stopwatch:%d %d %d %d\n\", b > a, c >= b, c == d, read_stopwatch_ns(\"w\")) }
+probe begin { printf(\"errno:%d %d %d %d %d [%s] %d\n\", errno_p(2), errno_p(-2), errno_p(0), errno_p(5000),
+  remote_id(), remote_uri(), cpuid() == cpu()) }
+probe begin { printf(\"vmfault:%d %d %d %d %d %d %d %d\n\", vm_fault_contains(1, 0), vm_fault_contains(2, 1),
+  vm_fault_contains(0x200, 2), vm_fault_contains(1, 2), vm_fault_contains(0x100, 4), vm_fault_contains(0x204, 5),
+  vm_fault_contains(0x40, 6), vm_fault_contains(0x4, 6)) }
+probe begin { printf(\"rlimit:%d %d %d %d\n\", rlimit_from_str(\"RLIMIT_CPU\"), rlimit_from_str(\"RLIMIT_NOFILE\"),
+  rlimit_from_str(\"RLIMIT_RTTIME\"), rlimit_from_str(\"NOFILE\")); exit() }" > /dev/null 2> "$T_TMP/pure.err" || rc=$?
+t "pure functions: one begin probe each, run" 0 '' '' -- sh -c "cat '$T_TMP/pure.err' >&2; exit $rc"
+pure() { grep "^$1:" "$T_TMP/pure.out"; }
+t "MAJOR/MINOR of usrdev2kerndev(st_dev) = stat's major/minor" 0 "majmin:$(stat -c '%Hd %Ld' /)"$'\n' '' -- pure majmin
+t "MKDEV(8, 17): its MAJOR, MINOR and number" 0 $'mkdev:8 17 0x800011\n' '' -- pure mkdev
+t "... byte order, ip_ntop, format_ipaddr(AF_INET), an unknown family" 0 \
+  $'order:0x4030201 0x3412 0x807060504030201 0x1020304 127.0.0.1 192.168.0.1 *unknown address family*\n' '' -- pure order
 t "sock_fam_str2num / sock_fam_num2str = the C library's AF_* numbers (python3 socket)" 0 \
-  "$(python3 -c "import socket,sys; print(' '.join('%s=%d' % (n, getattr(socket, 'AF_' + n)) for n in sys.argv[1:]))" $FAMS)"$'\n' '' -- \
-  "$UKSTAP" -D MAXSTRINGLEN=512 -e "probe begin { s = \"\"
-    $(for n in $FAMS; do printf 's .= sprintf(\"%%s=%%d \", sock_fam_num2str(sock_fam_str2num(\"%s\")), sock_fam_str2num(\"%s\"))\n' $n $n; done)
-    println(substr(s, 0, strlen(s) - 1)); exit() }"
-t "sock_fam UNDEF/-1, sock_state_* (SS_FREE .. SS_DISCONNECTING)" 0 $'UNDEF -1 LOCAL FREE DISCONNECTING 3 -1\n' '' -- \
-  "$UKSTAP" -e 'probe begin { printf("%s %d %s %s %s %d %d\n", sock_fam_num2str(21), sock_fam_str2num("AF_INET"),
-    sock_fam_num2str(1), sock_state_num2str(0), sock_state_num2str(4), sock_state_str2num("CONNECTED"),
-    sock_state_str2num("X")); exit() }'
-t "time texts: msecs/usecs/nsecs_to_string, cputime_to_string (ns)" 0 $'1m1.234s 0m3.000001s 0m59.999999999s 2m5.500s 1 2\n' '' -- \
-  "$UKSTAP" -e 'probe begin { printf("%s %s %s %s %d %d\n", msecs_to_string(61234), usecs_to_string(3000001),
-    nsecs_to_string(59999999999), cputime_to_string(125500000000), cputime_to_msecs(1999999), cputime_to_usecs(2999)); exit() }'
-t "bytes_to_string: 5 characters, K/M/G with the remainder below 100" 0 '[ 1000][1.50K][12.0M][ 500G][ 123K][4.00K]
-' '' -- "$UKSTAP" -e 'probe begin { printf("[%s][%s][%s][%s][%s][%s]\n", bytes_to_string(1000), bytes_to_string(1536),
-    bytes_to_string(12 * 1048576 + 102400), bytes_to_string(500 * 1073741824), bytes_to_string(123 * 1024 + 5), pages_to_string(1)); exit() }'
+  "fams:$(python3 -c "import socket,sys; print(' '.join('%s=%d' % (n, getattr(socket, 'AF_' + n)) for n in sys.argv[1:]))" $FAMS)"$'\n' '' -- \
+  pure fams
+t "sock_fam UNDEF/-1, sock_state_* (SS_FREE .. SS_DISCONNECTING)" 0 $'sock:UNDEF -1 LOCAL FREE DISCONNECTING 3 -1\n' '' -- pure sock
+t "time texts: msecs/usecs/nsecs_to_string, cputime_to_string (ns)" 0 $'times:1m1.234s 0m3.000001s 0m59.999999999s 2m5.500s 1 2\n' '' -- pure times
+t "bytes_to_string: 5 characters, K/M/G with the remainder below 100" 0 $'bytes:[ 1000][1.50K][12.0M][ 500G][ 123K][4.00K]\n' '' -- pure bytes
 # indent()'s description is "" (SystemTap's indent.stp: "%6d %s:" of ts and ""), so ':' follows
 # the time's blank directly.
 t "thread_indent: '%6d execname(tid):' + depth blanks, time from the thread's first call" 0 \
-  '~^     0 ukstap\([0-9]+\):a\| +[0-9]+ ukstap\([0-9]+\): b\| +[0-9]+ ukstap\([0-9]+\): c\| +[0-9]+ ukstap\([0-9]+\):d\|     0 :e$' '' -- \
-  "$UKSTAP" -e 'probe begin { printf("%sa|%sb|%sc|%sd|%se\n", thread_indent(1), thread_indent(1), thread_indent(-1),
-    thread_indent(-1), indent(1)); exit() }'
+  '~^indent:     0 ukstap\([0-9]+\):a\| +[0-9]+ ukstap\([0-9]+\): b\| +[0-9]+ ukstap\([0-9]+\): c\| +[0-9]+ ukstap\([0-9]+\):d\|     0 :e$' '' -- \
+  pure indent
+t "stopwatch: runs while started, frozen when stopped, gone when deleted" 0 $'stopwatch:1 1 1 0\n' '' -- pure stopwatch
+t "errno_p, remote_id, remote_uri, cpuid" 0 $'errno:2 2 0 0 -1 [] 1\n' '' -- pure errno
+t "vm_fault_contains: OOM SIGBUS MINOR MAJOR NOPAGE LOCKED ERROR bits (enum vm_fault_reason)" 0 $'vmfault:1 1 1 0 1 1 1 0\n' '' -- pure vmfault
+t "rlimit_from_str: asm-generic/resource.h numbers, -1 unknown" 0 $'rlimit:0 7 15 -1\n' '' -- pure rlimit
 t "speculation: commit prints in order, discard drops" 0 $'a\nb\nc\n' '' -- \
   "$UKSTAP" -e 'probe kernel.trace("sched:sched_process_exec") { if (pid() != target()) next
     x = speculation(); y = speculation(); speculate(x, "a\n"); speculate(y, "no\n"); speculate(x, "b\n")
     discard(y); commit(x); commit(y); speculate(x, "c\n"); commit(x); exit() }' -c /bin/true
-t "stopwatch: runs while started, frozen when stopped, gone when deleted" 0 $'1 1 1 0\n' '' -- \
-  "$UKSTAP" -e 'probe begin { start_stopwatch("w"); a = read_stopwatch_ns("w"); b = read_stopwatch_ns("w")
-    stop_stopwatch("w"); c = read_stopwatch_ns("w"); d = read_stopwatch_ns("w"); delete_stopwatch("w")
-    printf("%d %d %d %d\n", b > a, c >= b, c == d, read_stopwatch_ns("w")); exit() }'
 t "user_string_warn: \"\" or warn_msg, SystemTap's warning" 0 $'[][W]\n' \
   $'WARNING: user string copy fault -14 at 0x0 [man error::fault]\n' -- \
   "$UKSTAP" -e 'probe kernel.trace("sched:sched_process_exec") { if (pid() != target()) next
     printf("[%s][%s]\n", user_string_warn(0), user_string_warn(0, "W")); exit() }' -c /bin/true
-t "errno_p, remote_id, remote_uri, cpuid" 0 $'2 2 0 0 -1 [] 1\n' '' -- \
-  "$UKSTAP" -e 'probe begin { printf("%d %d %d %d %d [%s] %d\n", errno_p(2), errno_p(-2), errno_p(0), errno_p(5000),
-    remote_id(), remote_uri(), cpuid() == cpu()); exit() }'
-t "vm_fault_contains: OOM SIGBUS MINOR MAJOR NOPAGE LOCKED ERROR bits (enum vm_fault_reason)" 0 $'1 1 1 0 1 1 1 0\n' '' -- \
-  "$UKSTAP" -e 'probe begin { printf("%d %d %d %d %d %d %d %d\n", vm_fault_contains(1, 0), vm_fault_contains(2, 1),
-    vm_fault_contains(0x200, 2), vm_fault_contains(1, 2), vm_fault_contains(0x100, 4), vm_fault_contains(0x204, 5),
-    vm_fault_contains(0x40, 6), vm_fault_contains(0x4, 6)); exit() }'
-t "rlimit_from_str: asm-generic/resource.h numbers, -1 unknown" 0 $'0 7 15 -1\n' '' -- \
-  "$UKSTAP" -e 'probe begin { printf("%d %d %d %d\n", rlimit_from_str("RLIMIT_CPU"), rlimit_from_str("RLIMIT_NOFILE"),
-    rlimit_from_str("RLIMIT_RTTIME"), rlimit_from_str("NOFILE")); exit() }'
 
 # ---- system(), ftrace(): the command's effect, tracefs --------------------------------------------
 TOKEN=ukstap-fnlib-$$-$RANDOM

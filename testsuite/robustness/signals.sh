@@ -106,7 +106,8 @@ t "soft limit of 1,024: the -c command still has 1,024" 0 $'1024\n' '' -- \
 
 # --- pass 4: a script nobody compiled before, in a fresh cache -------------------------------
 # The compiler's pid comes from /proc (a clang whose parent is this ukstap); the temporary
-# directory from its command line (-c /tmp/ukstapXXXXXX/NAME.c).
+# directory from its command line (-o /tmp/ukstapXXXXXX/NAME.bpf.o; or, when this is the cache's
+# third module, the making of vmlinux.h's PCH before it: -o /tmp/ukstapXXXXXX/vmlinux.pch).
 export TMPDIR="$T_TMP/tmp"; mkdir -p "$TMPDIR"
 "$UKSTAP" -e "probe syscall.getppid { println($$ + $RANDOM) }" > /dev/null 2> "$T_TMP/p4.err" &
 pid=$!
@@ -119,7 +120,7 @@ for _ in $(seq 600); do
   [ -n "$cc" ] && break
   sleep 0.1
 done
-tmpdir=$(tr '\0' '\n' < /proc/$cc/cmdline 2> /dev/null | grep -m1 '\.c$' | xargs -r dirname)
+tmpdir=$(tr '\0' '\n' < /proc/$cc/cmdline 2> /dev/null | grep -A1 -x -- -o | tail -n 1 | xargs -r dirname)
 t "pass 4: the compiler was seen running (pid ${cc:-none}, in ${tmpdir:-?})" 0 '' '' -- test -n "$cc" -a -n "$tmpdir"
 stop $pid INT
 t "SIGINT in pass 4: exit status 1, nothing printed" 1 '' '' -- bash -c "cat '$T_TMP/p4.err' >&2; exit $rc"

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -557,7 +558,9 @@ class Arena {
     n->tok = tok;
     return n;
   }
-  const Token* token(Token t) { return make<Token>(std::move(t)); }
+  // Tokens (tens of thousands: every tapset is parsed at each start) live in chunks, not one
+  // allocation and one deleter each; a deque never moves what it holds.
+  const Token* token(Token t) { return &tokens_.emplace_back(std::move(t)); }
 
   Arena() = default;
   Arena(const Arena&) = delete;
@@ -572,6 +575,7 @@ class Arena {
     void (*del)(void*);
   };
   std::vector<Holder> nodes_;
+  std::deque<Token> tokens_;
 };
 
 }  // namespace ukstap::ast

@@ -44,6 +44,8 @@ struct Token {
   // When a token came out of a @define macro expansion, the token of the invocation site, so an
   // error inside a macro body can still point at the user's line. Null otherwise.
   const Token* expanded_from = nullptr;
+  // Whitespace or a comment came before it in its file (the parser tells `a.b` from `a . b`).
+  bool spaced = false;
 
   bool is(TokenKind k, const char* t) const { return kind == k && text == t; }
   bool is_op(const char* t) const { return is(TokenKind::Operator, t); }

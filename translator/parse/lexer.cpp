@@ -87,8 +87,8 @@ const Token* Lexer::make(TokenKind kind, std::string text, const Location& loc, 
   t.kind = kind;
   t.text = std::move(text);
   t.loc = loc;
+  t.spaced = spaced;
   const Token* p = arena_.token(std::move(t));
-  if (spaced) spaced_.insert(p);
   saw_tokens_ = true;
   return p;
 }

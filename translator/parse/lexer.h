@@ -36,7 +36,7 @@ class Lexer {
   bool is_junk_with_message(const Token* t) const { return !junk_message(t).empty(); }
   // Whether whitespace or a comment came right before the token (probe point components such
   // as `sys*` are glued together only when adjacent).
-  bool preceded_by_space(const Token* t) const { return spaced_.count(t) != 0; }
+  bool preceded_by_space(const Token* t) const { return t->spaced; }
   // Whether any token was produced at all (for "Input file is empty" vs "... after preprocessing").
   bool saw_tokens() const { return saw_tokens_; }
 
@@ -64,7 +64,6 @@ class Lexer {
   const Token* eof_ = nullptr;
   bool saw_tokens_ = false;
   std::unordered_map<const Token*, Junk> junk_;
-  std::unordered_set<const Token*> spaced_;
 };
 
 // Quote a string as a stap string literal ("..." with \\ \" \n escapes).
