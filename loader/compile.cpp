@@ -289,11 +289,14 @@ int pass4_compile(Session& s) {
   std::vector<std::string> dflags;
   for (auto& [name, value] : s.opts.defines)
     if (!is_limit(m, name)) dflags.push_back("-D" + name + (value.empty() ? "" : "=" + value));
+  // ukstap's own -D flags (STP_ names, which vmlinux.h does not use: the precompiled vmlinux.h
+  // serves them, unlike a user's flags).
+  std::vector<std::string> own_dflags;
   // --ctf=DIR: records carry the event's context (common/stp_records.h STP_REC_CTX_FLAG).
-  if (s.opts.output_as_events()) dflags.push_back("-DSTP_CTF");
+  if (s.opts.output_as_events()) own_dflags.push_back("-DSTP_CTF");
   // The walk's user registers without a helper call (runtime/bpf/stp_bpf_task_uregs.h).
   if (want_bpf && kernel_features::Running::get().rdonly_cast_kfunc())
-    dflags.push_back("-DSTP_HAVE_RDONLY_CAST=1");
+    own_dflags.push_back("-DSTP_HAVE_RDONLY_CAST=1");
 
   loader::Hasher h;
   h.add("ukstap-module-v1");
@@ -303,6 +306,7 @@ int pass4_compile(Session& s) {
   h.add(clang_version);
   if (want_native) h.add(compiler_version(s, cc, cache));
   for (auto& d : dflags) h.add(d);
+  for (auto& d : own_dflags) h.add(d);
   h.add(target_arch());
   h.add(s.opts.module_name);
   std::string key = h.hex();
@@ -420,6 +424,7 @@ int pass4_compile(Session& s) {
     argv.insert(argv.end(), path_maps.begin(), path_maps.end());
     if (std::string ma = multiarch_include(); !ma.empty()) argv.push_back("-idirafter" + ma);
     for (auto& d : dflags) argv.push_back(d);
+    for (auto& d : own_dflags) argv.push_back(d);
     argv.insert(argv.end(), {"-c", src, "-o", tmp_bpf});
     // Not for a module compiled outside the cache (its vmlinux.h is in `tmp`: made for one
     // compile), nor one with -D flags of the user's (names vmlinux.h might use).
@@ -447,6 +452,7 @@ int pass4_compile(Session& s) {
                                      "-I" + runtime};
     argv.insert(argv.end(), path_maps.begin(), path_maps.end());
     for (auto& d : dflags) argv.push_back(d);
+    for (auto& d : own_dflags) argv.push_back(d);
     argv.insert(argv.end(), {src, "-o", tmp_so, "-lbpf"});
     if (!compile(argv, "native module")) return failed(s, "");
   }
