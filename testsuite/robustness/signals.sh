@@ -67,7 +67,12 @@ for sig in INT TERM; do
   quiet_detach
   "$UKSTAP" -D STP_SYSCALL_DISPATCH=0 -e "$SYS" > "$T_TMP/sys.out" 2> "$T_TMP/sys.err" &
   pid=$!
-  wait_line "$T_TMP/sys.out" '^ready$'
+  # (5 min: 360 programs load and attach in seconds, minutes on a loaded 2-core machine; a
+  # signal before "ready" would test the attach, the case below, not this one)
+  if ! wait_line "$T_TMP/sys.out" '^ready$' 3000; then
+    echo "FAIL: SIG$sig after the attach: no \"ready\" in 5 min"; T_FAILED=$((T_FAILED + 1))
+    kill -KILL $pid; wait $pid; continue
+  fi
   ids=$(prog_ids $pid)
   stop $pid $sig
   t "SIG$sig after 360 tracepoints were attached: exit status 0" 0 '' '' -- sh -c "exit $rc"
