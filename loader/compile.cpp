@@ -226,6 +226,9 @@ std::string ensure_vmlinux_h(Session& s, const std::string& cache, const std::st
     return "";
   }
   if (!loader::write_private_file(path, out, why)) return "";
+  // A precompiled vmlinux.h (vmlinux_pch.h) checks the header by size only: one made from the
+  // file this one replaces must not serve it (bpftool's output can change, its size not).
+  loader::drop_vmlinux_pchs(dir);
   return dir;
 }
 

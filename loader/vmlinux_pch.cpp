@@ -89,4 +89,15 @@ void drop_vmlinux_pch(Session& s, const std::string& pch) {
   ::unlink(pch.c_str());
 }
 
+void drop_vmlinux_pchs(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string_view n = e->d_name;
+    if (n.rfind("vmlinux-", 0) == 0 && n.size() > 4 && n.substr(n.size() - 4) == ".pch")
+      ::unlinkat(::dirfd(d), e->d_name, 0);
+  }
+  ::closedir(d);
+}
+
 }  // namespace ukstap::loader

@@ -46,4 +46,9 @@ std::string vmlinux_pch(Session& s, const std::string& clang, const std::string&
 // A compile with `pch` failed and the same compile without it succeeded: the PCH goes.
 void drop_vmlinux_pch(Session& s, const std::string& pch);
 
+// Removes every precompiled vmlinux.h in DIR (vmlinux.h's directory in the cache): called when
+// vmlinux.h is written anew, since clang checks a PCH against its header by size only. Also
+// drops those of an older clang or other flags, which nothing else would remove.
+void drop_vmlinux_pchs(const std::string& dir);
+
 }  // namespace ukstap::loader

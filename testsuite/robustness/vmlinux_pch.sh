@@ -47,4 +47,16 @@ head -c 4096 /dev/urandom > "$PCH"
 t "with a damaged PCH: compiles, nothing on stderr" 0 '~/stap_.*\.bpf\.o$' '' -- obj "$P" "$(script sync)"
 t "... the same bytes as in a fresh cache" 0 '' '' -- same_as_fresh "$(cat "$T_TMP/out")" "$(script sync)"
 t "... and the damaged PCH is gone" 0 '' '' -- test ! -e "$PCH"
+
+# --- vmlinux.h made again: the PCH made from the old one goes with it ---------------------------
+# (clang checks a PCH's header by size only: another bpftool's output of the same size would be
+# served the old declarations). Truth: find(1), the PCH's inode before and after.
+obj "$P" "$(script setsid)" > /dev/null  # a new module: a PCH again
+old=$(pchs "$P" '%i')
+VH=$(dirname "$(pchs "$P" %p)")/vmlinux.h
+rm "$VH"
+t "vmlinux.h removed: the next compile makes it again and succeeds" 0 '~/stap_.*\.bpf\.o$' '' -- obj "$P" "$(script fsync)"
+t "... and no PCH older than it is left (the old one was inode $old)" 0 '' '' -- \
+  bash -c "[ -n '$old' ] && [ -e '$VH' ] && ! find '$(dirname "$VH")' -name '*.pch' -inum '$old' | grep . &&
+    ! find '$(dirname "$VH")' -name '*.pch' ! -newer '$VH' | grep ."
 t_done
