@@ -23,7 +23,7 @@ static __always_inline void stp__rec_begin(struct stp_common *k, int type, int i
     uint64_t pt = bpf_get_current_pid_tgid();
     h->type = (uint16_t)(type | STP_REC_CTX_FLAG);
     x->time_ns = k->hit_ns;
-    x->cpu = bpf_get_smp_processor_id();
+    x->cpu = bpf_get_smp_processor_id() | (k->slot == STP_SLOT_NMI ? STP_REC_CTX_SLOT1 : 0);
     x->probe_id = (uint32_t)k->probe_id;
     x->pid = (uint32_t)(pt >> 32);
     x->tid = (uint32_t)pt;

@@ -106,12 +106,16 @@ struct stp_rec_hdr {
 #define STP_REC_CTX_FLAG 0x8000u
 struct stp_rec_ctx {
   uint64_t time_ns;   /* CLOCK_MONOTONIC (bpf_ktime_get_ns) when the probe was hit */
-  uint32_t cpu;
+  uint32_t cpu;       /* | STP_REC_CTX_SLOT1 for a record of the context's slot 1 */
   uint32_t probe_id;  /* ProbeInfo id: the event's name is its probe point */
   uint32_t pid;       /* tgid */
   uint32_t tid;
   char comm[16];
 };
+/* cpu's top bit: the record comes from context slot 1 (perf_event programs, which run in NMI
+ * and may interrupt a slot-0 hit between two of its records on the same CPU): the loader keeps
+ * each (CPU, slot)'s event apart. CPU numbers stay far below 2^31. */
+#define STP_REC_CTX_SLOT1 0x80000000u
 /* Where a record's payload starts in the scratch buffer that builds it. */
 #ifdef STP_CTF
 #define STP_REC_BODY (sizeof(struct stp_rec_hdr) + sizeof(struct stp_rec_ctx))
