@@ -164,6 +164,9 @@ struct stp_session {
   /* --ctf/--lttng: trace events lost with the records dropped (an event with a stack is 2+
    * records; bpf/stp_bpf_output.h): the count a trace's discarded events carry. */
   uint64_t drop_events;
+  /* user-stack records not written (the ring was full, or --ctf left out a stack whose event's
+   * first record was lost) whose walk waited for a table: not "cut short" (loader/exit_report) */
+  uint64_t ustack_unwritten_waits;
 };
 
 /* Read-only configuration filled by the loader before load: the BPF global
