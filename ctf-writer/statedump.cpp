@@ -78,10 +78,12 @@ void Statedump::emit_bin(const StackEvent& e, const Pending& p) {
   }
 }
 
-Statedump::Proc& Statedump::proc(int pid) {
+Statedump::Proc& Statedump::proc(int pid, uint64_t t_ns) {
   if (procs_.size() >= prune_at_) prune();
   Proc& pr = procs_[pid];
-  const uint64_t life = tracker_.life(pid);
+  // The process at the event's time, not now: a held event (loader/ctf_output.h) of a process
+  // whose pid was reused since must not start the dump over as the new one.
+  const uint64_t life = tracker_.life(pid, t_ns);
   if (life && pr.life && life != pr.life) {  // a new process under a reused pid
     pr = Proc{};
     ++stats_.processes_freed;
@@ -105,7 +107,7 @@ void Statedump::prune() {
 void Statedump::before(const StackEvent& e, const std::vector<loader::Frame>& frames,
                        uint64_t extra_ip) {
   if (e.pid <= 0) return;
-  Proc& pr = proc(e.pid);
+  Proc& pr = proc(e.pid, e.ts_ns);
   // The same addresses as before, in the same mappings: nothing to tell (the common case: a
   // stack printed event after event).
   const uint64_t gen = tracker_.generation();

@@ -145,7 +145,7 @@ class Statedump {
   bool needed(int pid, uint64_t addr, uint64_t t_ns, Pending& p, Checked& c, bool& mapped);
   void emit_bin(const StackEvent& e, const Pending& p);
   // The process of an event: a fresh one when the tracker says the pid names a new process.
-  Proc& proc(int pid);
+  Proc& proc(int pid, uint64_t t_ns);
   // Forgets the processes the tracker no longer keeps; amortized (when the table doubled).
   void prune();
   uint32_t cls(uint32_t& id, const char* name, const std::vector<FieldDef>& fields);

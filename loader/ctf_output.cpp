@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <bpf/libbpf.h>
+
 #include "codegen/module_info.h"
 #include "ctf-writer/statedump_out.h"
 #include "common/stp_records.h"
@@ -70,7 +72,11 @@ const std::vector<const Frame*>& real_frames(const std::vector<Frame>& fs, std::
 
 }  // namespace
 
-CtfOutput::CtfOutput(Session& s, const codegen::ModuleInfo& m) : s_(s), m_(m) {}
+CtfOutput::CtfOutput(Session& s, const codegen::ModuleInfo& m) : s_(s), m_(m) {
+  const int n = libbpf_num_possible_cpus();
+  ncpus_ = n > 0 ? (uint32_t)n : 1024;  // unknown: a bound all the same
+  open_.resize((size_t)ncpus_ * 2);
+}
 
 bool CtfOutput::open(const std::string& dir, std::string& why) {
   if (!trace_.is_open() && !trace_.open(dir, why)) return false;  // --lttng started its writer (lttng_output.h)
@@ -116,32 +122,39 @@ void CtfOutput::enable_statedump(vma::Tracker& tracker) {
   statedump_ = std::make_unique<ctf::Statedump>(*statedump_out_, tracker);
 }
 
-CtfOutput::Pending& CtfOutput::pending(const stp_rec_ctx& x) {
-  if (x.cpu >= pending_.size()) pending_.resize(x.cpu + 1);
-  return pending_[x.cpu];
+CtfOutput::Pending** CtfOutput::open_event(const stp_rec_ctx& x) {
+  const uint32_t cpu = x.cpu & ~STP_REC_CTX_SLOT1;
+  if (cpu >= ncpus_) {
+    ++bad_cpu_records_;
+    return nullptr;
+  }
+  return &open_[cpu * 2 + ((x.cpu & STP_REC_CTX_SLOT1) ? 1 : 0)];
 }
 
 bool CtfOutput::same_hit(const Pending& p, const stp_rec_ctx& x) const {
-  return p.active && p.time_ns == x.time_ns && p.tid == x.tid && p.probe_id == x.probe_id && p.cpu == x.cpu;
+  return p.time_ns == x.time_ns && p.tid == x.tid && p.probe_id == x.probe_id;
 }
 
-CtfOutput::Pending& CtfOutput::start(const stp_rec_ctx& x) {
-  Pending& p = pending(x);
-  emit_pending(p);
-  p = Pending{};
-  p.active = true;
+CtfOutput::Pending& CtfOutput::start(const stp_rec_ctx& x, Pending*& open) {
+  if (open) open->sealed = true;  // this CPU and slot have moved on: nothing more joins it
+  Pending& p = queue_.emplace_back();  // a deque: the other open events stay where they are
   p.time_ns = x.time_ns;
-  p.cpu = x.cpu;
+  p.cpu = x.cpu & ~STP_REC_CTX_SLOT1;
+  p.slot = (x.cpu & STP_REC_CTX_SLOT1) ? 1 : 0;
   p.probe_id = x.probe_id;
   p.pid = x.pid;
   p.tid = x.tid;
   p.comm = comm_of(x.comm);
+  open = &p;
+  emit_finished(kSealed);  // the head may have been the event just sealed; p is not
   return p;
 }
 
 void CtfOutput::statement(const stp_rec_ctx& x, int fmt_id, std::vector<Value> values) {
-  Pending* p = &pending(x);
-  if (!same_hit(*p, x) || p->kind != kNone) p = &start(x);  // a stack alone so far: this is its statement
+  Pending** open = open_event(x);
+  if (!open) return;
+  Pending* p = *open;
+  if (!p || !same_hit(*p, x) || p->kind != kNone) p = &start(x, *open);  // a stack alone so far: this is its statement
   p->kind = fmt_id;
   p->values = std::move(values);
 }
@@ -155,8 +168,10 @@ void CtfOutput::histogram(const stp_rec_ctx& x, std::string text) {
 }
 
 void CtfOutput::stack(const stp_rec_ctx& x, bool kernel, std::vector<Frame> frames) {
-  Pending* p = &pending(x);
-  if (!same_hit(*p, x) || (kernel ? p->has_k : p->has_u)) p = &start(x);
+  Pending** open = open_event(x);
+  if (!open) return;
+  Pending* p = *open;
+  if (!p || !same_hit(*p, x) || (kernel ? p->has_k : p->has_u)) p = &start(x, *open);
   (kernel ? p->has_k : p->has_u) = true;
   (kernel ? p->kstack : p->ustack) = std::move(frames);
 }
@@ -240,8 +255,6 @@ void CtfOutput::report_drops() {
 }
 
 void CtfOutput::emit_pending(Pending& p) {
-  if (!p.active) return;
-  p.active = false;
   emitting_comm_ = &p.comm;
   const Class& cls = class_for(p);
   const auto& uf = real_frames(p.ustack, uf_);
@@ -275,25 +288,45 @@ void CtfOutput::emit_pending(Pending& p) {
   if (p.has_k) syms(kf.size());
   trace_.end_event();
   if (statedump_ && p.has_u) statedump_->after(sev, p.ustack);  // one event per user frame
+  emitting_comm_ = &no_comm_;
 }
 
-void CtfOutput::emit_finished(bool all) {
-  const uint64_t now = clock_ns(CLOCK_MONOTONIC);  // the clock of the hits' times
-  for (Pending& p : pending_)
-    if (p.active && (all || now - p.time_ns >= kHoldNs || p.time_ns > now)) emit_pending(p);
+void CtfOutput::emit_finished(Finished which) {
+  // From the head only: an event waits for every older one (ring order), a sealed one goes at
+  // once, an open one after a drain of the ring once its hit is kHoldNs old (its records are
+  // read by then: the last drain emptied the ring) or at close. Not by age between two records
+  // of a drain: a backlog of old records may still hold the rest of that hit.
+  uint64_t now = 0;
+  while (!queue_.empty()) {
+    Pending& p = queue_.front();
+    if (which != kAll && !p.sealed) {
+      if (which == kSealed) break;
+      if (!now) now = clock_ns(CLOCK_MONOTONIC);  // the clock of the hits' times
+      if (now - p.time_ns < kHoldNs && p.time_ns <= now) break;
+    }
+    Pending*& open = open_[p.cpu * 2 + p.slot];
+    if (open == &p) open = nullptr;
+    emit_pending(p);
+    queue_.pop_front();
+  }
 }
 
 void CtfOutput::flush() {
-  emit_finished(false);
-  // Output flushes after each drain of the ring: the losses counted so far happened after the
-  // events read so far (a record is lost when the ring is full of older ones).
+  emit_finished(kSealedOrOld);
+  // Output flushes after each drain of the ring. The losses counted since the last flush are
+  // reported at the last event written, in its stream: the count is exact, the place is not
+  // (an event still held above may be older than some of them, a lost record may be older than
+  // events written already; CTF cannot place them before an event its stream already has).
   report_drops();
   trace_.flush();
 }
 
 bool CtfOutput::close(std::string& why) {
-  emit_finished(true);  // the ring is drained for the last time: every hit is over
+  emit_finished(kAll);  // the ring is drained for the last time: every hit is over
   flush();
+  if (bad_cpu_records_)
+    s_.diag.warning("--ctf: " + std::to_string(bad_cpu_records_) + " record(s) named a CPU beyond the " +
+                    std::to_string(ncpus_) + " possible ones: left out of the trace");
   drops_ = nullptr;  // the session's mapping goes away with the run; the trace is finished
   return trace_.close(why);
 }

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -85,9 +86,12 @@ class CtfOutput {
   // Writes out the events being assembled whose hits are over, and sends what is buffered.
   // A hit's records (a statement, then its stacks) come from one run of a BPF program, but the
   // event loop drains the ring every 20 ms whatever it holds: a drain between a printf record
-  // and its stack record is common (a walk takes microseconds to milliseconds). An event still
-  // within kHoldNs of its hit is therefore kept for a later flush, else it would be written
-  // without its stack and the stack as an event of its own (run_lttng_live's flake).
+  // and its stack record is common (a walk takes microseconds to milliseconds). An event is
+  // therefore written only once it is sealed (the next hit on its CPU and slot has begun) or
+  // kHoldNs after its hit, else it would be written without its stack and the stack as an
+  // event of its own (run_lttng_live's flake). Events go out in the ring's order of their
+  // first records (one queue for every CPU): --lttng re-emits them through LTTng-UST, which
+  // stamps them when sent, so a CPU's event may not overtake an older one of another CPU.
   void flush();
   static constexpr uint64_t kHoldNs = 100'000'000;
   // Finishes the trace (the writer closes packets, streams and writes the metadata).
@@ -96,23 +100,27 @@ class CtfOutput {
  private:
   enum Kind { kNone = -1, kLog = -2, kHist = -3 };
   struct Pending {
-    bool active = false;
+    bool sealed = false;  // its hit's CPU and slot have begun another event: nothing joins it
     uint64_t time_ns = 0;
-    uint32_t cpu = 0, probe_id = 0, pid = 0, tid = 0;
+    uint32_t cpu = 0, slot = 0, probe_id = 0, pid = 0, tid = 0;
     std::string comm;
     int kind = kNone;  // a format id, kLog, kHist or kNone (a stack alone)
     std::vector<Value> values;
     bool has_u = false, has_k = false;
     std::vector<Frame> ustack, kstack;
   };
-  // The event being assembled on x's CPU: a hit's records are consecutive among that CPU's
-  // (its program runs to the end there; a nested probe finds the context busy), but the ring is
-  // shared, so another CPU's records may come between them.
-  Pending& pending(const stp_rec_ctx& x);
+  // Where the open event of x's CPU and slot is kept (*result null: none); null for a record
+  // whose CPU is not a possible one (counted, dropped). A hit's records are consecutive among those of its CPU
+  // and slot: its program runs to the end there, and a nested probe on the same slot finds the
+  // context busy and is skipped. A perf_event probe (slot 1, NMI) may interrupt a slot-0 hit
+  // between two of its records on the same CPU, and the ring is shared, so other CPUs' records
+  // may come between them too.
+  Pending** open_event(const stp_rec_ctx& x);
   bool same_hit(const Pending& p, const stp_rec_ctx& x) const;
-  Pending& start(const stp_rec_ctx& x);
+  Pending& start(const stp_rec_ctx& x, Pending*& open);
   void emit_pending(Pending& p);
-  void emit_finished(bool all);
+  enum Finished { kSealed, kSealedOrOld, kAll };
+  void emit_finished(Finished which);
   struct Class {
     uint32_t id;
     std::vector<bool> is_string;  // per statement value: a string (else an integer)
@@ -123,9 +131,12 @@ class CtfOutput {
   const codegen::ModuleInfo& m_;
   ctf::CtfTrace trace_;
   bool with_ustack_ = false, with_kstack_ = false;
-  std::vector<Pending> pending_;  // by CPU
+  std::deque<Pending> queue_;     // events not written yet, in the ring's order (first records)
+  std::vector<Pending*> open_;    // by CPU * 2 + slot: its event still being assembled, in queue_
+  uint32_t ncpus_ = 0;            // possible CPUs (libbpf_num_possible_cpus)
+  uint64_t bad_cpu_records_ = 0;  // records naming a CPU beyond them: dropped, warned at close
   const std::string no_comm_;
-  const std::string* emitting_comm_ = &no_comm_;  // the comm of the event being written
+  const std::string* emitting_comm_ = &no_comm_;  // the comm of the event being written (only then)
   // Frame texts ("func+0xOFF/0xSIZE [module]") by what makes them, each sent to the writer
   // once (wire.h Symbol) and named by its id in every event that has the frame.
   struct FrameKey {

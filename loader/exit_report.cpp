@@ -46,7 +46,8 @@ void ExitReport::user_stacks() {
       if (i == STP_STOP_NO_TABLE_YET)  // those not finished here: printed without a stack copy,
         // and the values (ubacktrace(), ucallers(), ustack()): computed in the probe, they are
         // never finished in user space (6.1 guest: usymname(ustack(1)) gave 0x0 silently)
-        n = deferred ? n - std::min(n, deferred->finished) : n;
+        // and those whose record was lost (reported as dropped records, not as cut short)
+        n -= std::min(n, (deferred ? deferred->finished : 0) + session->ustack_unwritten_waits);
       else if (i != STP_STOP_DEPTH && i != STP_STOP_NO_TABLE && i != STP_STOP_INVALID_ROW &&
                i != STP_STOP_UNTRUSTED)
         continue;

@@ -61,6 +61,8 @@ struct Tracker::Impl {
     bool awaiting_exe = false;  // exec'd; the next file mapping is the new main executable
     bool exited = false;
     uint64_t life = 0;          // which process of this pid (a reused pid gets a new one)
+    uint64_t since_ns = 0;      // its fork's time (0: not seen forking: since always)
+    uint64_t prev_life = 0;     // the process this pid named before that fork (0: none kept)
   };
   // Exited targets in exit order, waiting to be freed (Retention).
   struct Exited {
@@ -329,6 +331,12 @@ uint64_t Tracker::life(int pid) const {
   return it == impl_->procs.end() ? 0 : it->second.life;
 }
 
+uint64_t Tracker::life(int pid, uint64_t t_ns) const {
+  auto it = impl_->procs.find(impl_->tgid(pid));
+  if (it == impl_->procs.end()) return 0;
+  return it->second.since_ns && t_ns < it->second.since_ns ? it->second.prev_life : it->second.life;
+}
+
 bool Tracker::is_target(int pid) const { return impl_->target(impl_->tgid(pid)); }
 
 bool Tracker::mirror_to(int map_fd, int epoch_fd) {
@@ -390,8 +398,12 @@ void Tracker::on_fork(int pid, int ppid, uint64_t t_ns) {
   Impl::Proc* parent = d.history_of(ppid);
   // A reused pid: the previous process's history goes (it exited: its exit record came
   // first), or, if it is still kept for late lookups, its mappings end here.
+  auto before = d.procs.find(pid);
+  const uint64_t prev_life = before != d.procs.end() ? before->second.life : 0;
   Impl::Proc& child = d.procs[pid];
   child.life = ++d.lives;
+  child.since_ns = t_ns;
+  child.prev_life = prev_life;
   child.history.end_all(t_ns);
   if (parent) {
     for (const Mapping* m : parent->history.live()) child.history.map(*m, t_ns);

@@ -105,6 +105,11 @@ class Tracker {
   // when the pid is reused by a new process; 0 when no history is kept for it (never seen, or
   // exited and freed by the retention). Never reads /proc.
   uint64_t life(int pid) const;
+  // Which process `pid` named at `t_ns`: as life(pid), but the process before the current one
+  // when t_ns is before the current one's fork (a reused pid whose previous process's last
+  // events are read after the new one forked: held --ctf events, loader/ctf_output.h); 0 when
+  // no history is kept for that time (the previous process freed, or never seen).
+  uint64_t life(int pid, uint64_t t_ns) const;
   // Every pid that has a history (for "which process had this address" searches).
   std::vector<int> known_pids() const;
   // Whether `pid` is a target under the TargetSpec (descendants of target_pid included).

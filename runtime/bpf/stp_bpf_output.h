@@ -23,7 +23,7 @@ static __always_inline void stp__rec_begin(struct stp_common *k, int type, int i
     uint64_t pt = bpf_get_current_pid_tgid();
     h->type = (uint16_t)(type | STP_REC_CTX_FLAG);
     x->time_ns = k->hit_ns;
-    x->cpu = bpf_get_smp_processor_id();
+    x->cpu = bpf_get_smp_processor_id() | (k->slot == STP_SLOT_NMI ? STP_REC_CTX_SLOT1 : 0);
     x->probe_id = (uint32_t)k->probe_id;
     x->pid = (uint32_t)(pt >> 32);
     x->tid = (uint32_t)pt;
@@ -139,6 +139,17 @@ static __always_inline int stp__ctf_event(struct stp_common *k)
 }
 #endif
 
+/* A record not written: a user stack whose walk waited for a table is then no stack "cut short"
+ * (the exit report counts waits not finished in user space), it was lost with its record. */
+static __always_inline void stp__rec_unwritten(struct stp_common *k, struct stp_session *s)
+{
+  struct stp_rec_hdr *h = (struct stp_rec_hdr *)k->rec;
+  struct stp_ustack *u = (struct stp_ustack *)&k->rec[STP_REC_BODY];
+  if (s && (h->type & ~STP_REC_CTX_FLAG) == STP_REC_USTACK &&
+      (u->stop & STP_STOP_MASK) == STP_STOP_NO_TABLE_YET)
+    stp__count(&s->ustack_unwritten_waits);
+}
+
 STP_SUBPROG void stp__rec_end(struct stp_common *k)
 {
   struct stp_rec_hdr *h = (struct stp_rec_hdr *)k->rec;
@@ -155,6 +166,7 @@ STP_SUBPROG void stp__rec_end(struct stp_common *k)
     struct stp_session *s = stp__session();
     if (s)
       stp__count(&s->drops);
+    stp__rec_unwritten(k, s);
     return;
   }
 #endif
@@ -162,6 +174,7 @@ STP_SUBPROG void stp__rec_end(struct stp_common *k)
     struct stp_session *s = stp__session();
     if (s)
       stp__count(&s->drops);
+    stp__rec_unwritten(k, s);
 #ifdef STP_CTF
     if (s && ev) {
       stp__count(&s->drop_events);

@@ -106,12 +106,16 @@ struct stp_rec_hdr {
 #define STP_REC_CTX_FLAG 0x8000u
 struct stp_rec_ctx {
   uint64_t time_ns;   /* CLOCK_MONOTONIC (bpf_ktime_get_ns) when the probe was hit */
-  uint32_t cpu;
+  uint32_t cpu;       /* | STP_REC_CTX_SLOT1 for a record of the context's slot 1 */
   uint32_t probe_id;  /* ProbeInfo id: the event's name is its probe point */
   uint32_t pid;       /* tgid */
   uint32_t tid;
   char comm[16];
 };
+/* cpu's top bit: the record comes from context slot 1 (perf_event programs, which run in NMI
+ * and may interrupt a slot-0 hit between two of its records on the same CPU): the loader keeps
+ * each (CPU, slot)'s event apart. CPU numbers stay far below 2^31. */
+#define STP_REC_CTX_SLOT1 0x80000000u
 /* Where a record's payload starts in the scratch buffer that builds it. */
 #ifdef STP_CTF
 #define STP_REC_BODY (sizeof(struct stp_rec_hdr) + sizeof(struct stp_rec_ctx))
@@ -160,6 +164,9 @@ struct stp_session {
   /* --ctf/--lttng: trace events lost with the records dropped (an event with a stack is 2+
    * records; bpf/stp_bpf_output.h): the count a trace's discarded events carry. */
   uint64_t drop_events;
+  /* user-stack records not written (the ring was full, or --ctf left out a stack whose event's
+   * first record was lost) whose walk waited for a table: not "cut short" (loader/exit_report) */
+  uint64_t ustack_unwritten_waits;
 };
 
 /* Read-only configuration filled by the loader before load: the BPF global

@@ -385,3 +385,43 @@ TEST_CASE("statedump: exited processes are forgotten with the tracker's; a reuse
   sd.after({7, 7, 0, t}, fr);
   CHECK(rec.events.empty());
 }
+
+TEST_CASE("statedump: a late event of a process whose pid was reused since is still that process's",
+          "[ctf-statedump]") {
+  // --ctf holds an event up to 100 ms (loader/ctf_output.h): the process may exit and its pid
+  // be reused before its last events are written. Truth: the forks, mappings and exit fed to the
+  // tracker, with their times; the events' times say which process they belong to.
+  vma::Tracker tracker;
+  const std::string a = self_exe();
+  const uint64_t X = 0x7f0000000000;
+  Recorder rec;
+  ctf::Statedump sd(rec, tracker);
+  std::vector<loader::Frame> fr = {user_frame(X + 0x100), user_frame(X + 0x200)};
+  auto starts = [&] {
+    size_t n = 0;
+    for (const auto& e : rec.events) n += e.name == "lttng_ust_statedump:start";
+    return n;
+  };
+  tracker.on_fork(5, 1, 100);
+  tracker.on_mmap(5, map_of(X, X + 0x10000, a, 11), 101);
+  sd.before({5, 5, 0, 110}, fr);
+  sd.after({5, 5, 0, 110}, fr);
+  CHECK(starts() == 1);
+  tracker.on_exit(5, 130);
+  tracker.on_fork(5, 1, 140);  // the pid reused
+  tracker.on_mmap(5, map_of(X, X + 0x10000, a, 11), 141);
+  rec.events.clear();
+  sd.before({5, 5, 0, 120}, fr);  // the old process's last event, written now
+  sd.after({5, 5, 0, 120}, fr);
+  CHECK(starts() == 0);
+  CHECK(rec.events.empty());  // its frames were told already
+  rec.events.clear();
+  sd.before({5, 5, 0, 150}, fr);  // the new process: its own dump and frames
+  sd.after({5, 5, 0, 150}, fr);
+  CHECK(starts() == 1);
+  size_t frames = 0;
+  for (const auto& e : rec.events) frames += e.name == "ukstap:callstack_user_frame";
+  CHECK(frames == 2);
+  CHECK(tracker.life(5, 120) != tracker.life(5, 150));
+  CHECK(tracker.life(5, 150) == tracker.life(5));
+}
