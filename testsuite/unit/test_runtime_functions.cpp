@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <cctype>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -74,8 +75,16 @@ std::map<std::string, std::string> runtime_definitions() {
   return defs;
 }
 
+// Whether text names id as a whole identifier (what the regex \bid\b matched: id is all word
+// characters). A plain search: a std::regex built and run per (body, name) pair, in a test
+// compiled at -O0, made this file's transitive-callers case 36 s of the unit tests' 53.
 bool names(const std::string& text, const std::string& id) {
-  return std::regex_search(text, std::regex("\\b" + id + "\\b"));
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(id); at != std::string::npos; at = text.find(id, at + 1)) {
+    size_t end = at + id.size();
+    if ((at == 0 || !word(text[at - 1])) && (end == text.size() || !word(text[end]))) return true;
+  }
+  return false;
 }
 
 }  // namespace
