@@ -122,13 +122,19 @@ void CtfOutput::enable_statedump(vma::Tracker& tracker) {
   statedump_ = std::make_unique<ctf::Statedump>(*statedump_out_, tracker);
 }
 
+CtfOutput::Place CtfOutput::place_of(const stp_rec_ctx& x) {
+  return {x.cpu & ~STP_REC_CTX_SLOT1, (x.cpu & STP_REC_CTX_SLOT1) ? 1u : 0u};
+}
+
+CtfOutput::Pending*& CtfOutput::open_at(Place at) { return open_[at.cpu * 2 + at.slot]; }
+
 CtfOutput::Pending** CtfOutput::open_event(const stp_rec_ctx& x) {
-  const uint32_t cpu = x.cpu & ~STP_REC_CTX_SLOT1;
-  if (cpu >= ncpus_) {
+  const Place at = place_of(x);
+  if (at.cpu >= ncpus_) {
     ++bad_cpu_records_;
     return nullptr;
   }
-  return &open_[cpu * 2 + ((x.cpu & STP_REC_CTX_SLOT1) ? 1 : 0)];
+  return &open_at(at);
 }
 
 bool CtfOutput::same_hit(const Pending& p, const stp_rec_ctx& x) const {
@@ -139,8 +145,7 @@ CtfOutput::Pending& CtfOutput::start(const stp_rec_ctx& x, Pending*& open) {
   if (open) open->sealed = true;  // this CPU and slot have moved on: nothing more joins it
   Pending& p = queue_.emplace_back();  // a deque: the other open events stay where they are
   p.time_ns = x.time_ns;
-  p.cpu = x.cpu & ~STP_REC_CTX_SLOT1;
-  p.slot = (x.cpu & STP_REC_CTX_SLOT1) ? 1 : 0;
+  p.at = place_of(x);
   p.probe_id = x.probe_id;
   p.pid = x.pid;
   p.tid = x.tid;
@@ -267,11 +272,11 @@ void CtfOutput::emit_pending(Pending& p) {
   sym_scratch_.clear();
   for (auto* f : uf) sym_scratch_.push_back(symbol_of(*f));
   for (auto* f : kf) sym_scratch_.push_back(symbol_of(*f));
-  const ctf::StackEvent sev{(int)p.pid, (int)p.tid, p.cpu, p.time_ns};
+  const ctf::StackEvent sev{(int)p.pid, (int)p.tid, p.at.cpu, p.time_ns};
   if (statedump_ && p.has_u) statedump_->before(sev, p.ustack);  // the files its frames need
   last_ts_ = p.time_ns;
-  last_cpu_ = p.cpu;
-  ctf::Encoder& e = trace_.begin_event(cls.id, p.time_ns, p.cpu);
+  last_cpu_ = p.at.cpu;
+  ctf::Encoder& e = trace_.begin_event(cls.id, p.time_ns, p.at.cpu);
   emit_common(e, p.pid, p.tid, p.comm, p.has_u ? &ua_ : nullptr, p.has_k ? &ka_ : nullptr);
   // The statement's values in order (a record cut short leaves the rest zero/empty).
   for (size_t i = 0; i < cls.is_string.size(); ++i) {
@@ -304,7 +309,7 @@ void CtfOutput::emit_finished(Finished which) {
       if (!now) now = clock_ns(CLOCK_MONOTONIC);  // the clock of the hits' times
       if (now - p.time_ns < kHoldNs && p.time_ns <= now) break;
     }
-    Pending*& open = open_[p.cpu * 2 + p.slot];
+    Pending*& open = open_at(p.at);
     if (open == &p) open = nullptr;
     emit_pending(p);
     queue_.pop_front();

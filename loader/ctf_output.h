@@ -99,10 +99,17 @@ class CtfOutput {
 
  private:
   enum Kind { kNone = -1, kLog = -2, kHist = -3 };
+  // Where a hit ran: its CPU and context slot (0, or 1 for NMI: the top bit of the record's cpu,
+  // STP_REC_CTX_SLOT1).
+  struct Place {
+    uint32_t cpu = 0, slot = 0;
+  };
+  static Place place_of(const stp_rec_ctx& x);
   struct Pending {
     bool sealed = false;  // its hit's CPU and slot have begun another event: nothing joins it
     uint64_t time_ns = 0;
-    uint32_t cpu = 0, slot = 0, probe_id = 0, pid = 0, tid = 0;
+    Place at;
+    uint32_t probe_id = 0, pid = 0, tid = 0;
     std::string comm;
     int kind = kNone;  // a format id, kLog, kHist or kNone (a stack alone)
     std::vector<Value> values;
@@ -116,6 +123,7 @@ class CtfOutput {
   // between two of its records on the same CPU, and the ring is shared, so other CPUs' records
   // may come between them too.
   Pending** open_event(const stp_rec_ctx& x);
+  Pending*& open_at(Place at);  // open_'s entry for a CPU and slot
   bool same_hit(const Pending& p, const stp_rec_ctx& x) const;
   Pending& start(const stp_rec_ctx& x, Pending*& open);
   void emit_pending(Pending& p);
