@@ -169,7 +169,16 @@ void derive(Session& s, const SymbolTable& symbols, const ast::ProbePoint& pp, C
       if (!inner.alias_name) inner.alias_name = name;
       add_alias_bodies(inner, entry);
       size_t before = out.size();
-      derive_locations(s, symbols, entry.alias->locations, inner, depth + 1, out);
+      try {
+        derive_locations(s, symbols, entry.alias->locations, inner, depth + 1, out);
+      } catch (const SemanticError&) {
+        // -l/-L with a wildcard lists what this machine serves: an alias it cannot resolve
+        // (stap.pass0 without SystemTap's stap installed) is left out, as stap's listing mode
+        // does, instead of failing the whole pattern and dropping every other alias it matched.
+        if (s.opts.list_pattern.empty() || !pp.has_wildcard()) throw;
+        out.resize(before);
+        continue;
+      }
       if (out.size() == before && !pp.has_wildcard() && !pp.optional)
         throw SemanticError("no match", name->tok ? name->tok : pp.tok);
     }
