@@ -61,6 +61,11 @@ void prepare_netfilter_program(struct bpf_program* prog);
 // (per_process: inherited by its children) or on every online CPU, and links `prog` to each.
 bool attach_sampling_event(AttachContext& cx, struct perf_event_attr& attr, bool per_process,
                            struct bpf_program* prog);
+// The raw tracepoint ("sys_enter" or "sys_exit") a program of the module attaches to when it is
+// one of the syscall dispatchers (runtime/bpf/stp_bpf_probes.h names them stp_sys_enter_<slot>,
+// stp_sys_exit_<slot>); nullptr for any other program.
+const char* syscall_dispatcher_tracepoint(const char* program_name);
+
 // Keeps `l` in cx.links; false (errno from libbpf) when it is null.
 bool keep_link(AttachContext& cx, struct bpf_link* l);
 

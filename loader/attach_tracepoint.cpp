@@ -20,6 +20,12 @@
 
 namespace ukstap::loader {
 
+const char* syscall_dispatcher_tracepoint(const char* program_name) {
+  if (std::strncmp(program_name, "stp_sys_enter_", 14) == 0) return "sys_enter";
+  if (std::strncmp(program_name, "stp_sys_exit_", 13) == 0) return "sys_exit";
+  return nullptr;
+}
+
 bool attach_tracepoint(AttachContext& cx, const probes::TracepointPoint& t,
                        const codegen::ProbeInfo& p, struct bpf_program* prog) {
   if (p.syscall_slot >= 0) {

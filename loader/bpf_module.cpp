@@ -1,4 +1,5 @@
 #include "loader/bpf_module.h"
+#include "driver/text_lines.h"
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -41,13 +42,7 @@ int libbpf_print(enum libbpf_print_level level, const char* fmt, va_list ap) {
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    lines.push_back(text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos));
-    if (nl == std::string::npos) break;
-    pos = nl + 1;
-  }
+  for (std::string_view line : text_lines(text)) lines.emplace_back(line);
   return lines;
 }
 

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "btf/kernel_features.h"
+#include "driver/text_lines.h"
 #include "codegen/module_info.h"
 #include "loader/passes.h"
 #include "driver/session.h"
@@ -150,14 +151,8 @@ std::string compiler_version(Session& s, const std::string& cc, const std::strin
 
 // The first "error:" line of a compiler's output, for the one-line message.
 std::string first_error(const std::string& out) {
-  size_t pos = 0;
-  while (pos < out.size()) {
-    size_t nl = out.find('\n', pos);
-    std::string line = out.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-    if (line.find("error:") != std::string::npos) return line;
-    if (nl == std::string::npos) break;
-    pos = nl + 1;
-  }
+  for (std::string_view line : text_lines(out))
+    if (line.find("error:") != std::string_view::npos) return std::string(line);
   return "";
 }
 

@@ -1,5 +1,6 @@
 // Kernel symbols from /proc/kallsyms (see ksym.h).
 #include "loader/ksym.h"
+#include "driver/text_lines.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -64,12 +65,7 @@ bool Kallsyms::load(const std::string& path, std::string& why) {
 void Kallsyms::parse(std::string_view text) {
   std::vector<Cand> cands;
   size_t lines = 0, zero = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    std::string_view line = text.substr(pos, eol - pos);
-    pos = eol + 1;
+  for (std::string_view line : text_lines(text)) {
     // "ffffffff81000000 T _text" or "ffffffffc0a01000 t foo\t[ext4]"
     size_t a = line.find(' ');
     if (a == std::string_view::npos || a + 3 > line.size() || line[a + 2] != ' ') continue;

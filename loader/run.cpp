@@ -309,9 +309,7 @@ bool Runner::attach_all() {
   };
   bpf_object__for_each_program(prog, obj_) {
     const char* name = bpf_program__name(prog);
-    const char* tp = std::strncmp(name, "stp_sys_enter_", 14) == 0  ? "sys_enter"
-                     : std::strncmp(name, "stp_sys_exit_", 13) == 0 ? "sys_exit"
-                                                                     : nullptr;
+    const char* tp = loader::syscall_dispatcher_tracepoint(name);
     errno = 0;
     if (tp && !keep(bpf_program__attach_raw_tracepoint(prog, tp),
                     std::string("the syscall dispatcher to raw tracepoint ") + tp))

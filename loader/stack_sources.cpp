@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "codegen/module_info.h"
+#include "loader/attach.h"
 #include "driver/session.h"
 #include "loader/kstack_output.h"
 #include "loader/ksym.h"
@@ -210,8 +211,7 @@ void StackSources::warn_unknown_syscall_glue(struct bpf_object* obj) {
   if (run2 && run2->start && run2->size) return;
   struct bpf_program* prog;
   bpf_object__for_each_program(prog, obj) {
-    const char* name = bpf_program__name(prog);
-    if (std::strncmp(name, "stp_sys_enter_", 14) == 0 || std::strncmp(name, "stp_sys_exit_", 13) == 0) {
+    if (syscall_dispatcher_tracepoint(bpf_program__name(prog))) {
       s_.diag.stream() << "WARNING: without kernel symbols the kernel's tracing frames cannot be "
                           "recognised: a syscall probe's kernel backtrace starts with them "
                           "(bpf_trace_run2, __bpf_trace_sys_enter/exit)\n";

@@ -1,5 +1,6 @@
 // vmlinux.h precompiled for pass 4's BPF compiles (vmlinux_pch.h).
 #include "loader/vmlinux_pch.h"
+#include "driver/text_lines.h"
 
 #include <dirent.h>
 #include <unistd.h>
@@ -15,12 +16,7 @@ namespace ukstap::loader {
 bool pch_fits(const std::string& source) {
   size_t inc = source.find("#include \"stp_runtime.h\"");
   if (inc == std::string::npos || (inc > 0 && source[inc - 1] != '\n')) return false;
-  std::string_view head(source.data(), inc);
-  size_t pos = 0;
-  while (pos < head.size()) {
-    size_t nl = head.find('\n', pos);
-    std::string_view line = head.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-    pos = nl == std::string_view::npos ? head.size() : nl + 1;
+  for (std::string_view line : text_lines(std::string_view(source.data(), inc))) {
     if (line.empty()) continue;
     bool comment = line.rfind("/*", 0) == 0 && line.size() >= 4 && line.substr(line.size() - 2) == "*/" &&
                    line.find("*/") == line.size() - 2;

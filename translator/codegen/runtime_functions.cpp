@@ -1,5 +1,6 @@
 // Pass 3: which of the runtime's global BPF functions a module calls (runtime_functions.h).
 #include "codegen/runtime_functions.h"
+#include "driver/text_lines.h"
 
 #include <cctype>
 #include <string_view>
@@ -59,12 +60,7 @@ std::unordered_set<std::string_view> bpf_identifiers(std::string_view src) {
   std::vector<Side> stack;  // one entry per open #if
   int native_depth = 0;     // open entries that are NativeOnly
   std::unordered_set<std::string_view> ids;
-  size_t pos = 0;
-  while (pos < src.size()) {
-    size_t eol = src.find('\n', pos);
-    if (eol == std::string_view::npos) eol = src.size();
-    std::string_view line = src.substr(pos, eol - pos);
-    pos = eol + 1;
+  for (std::string_view line : text_lines(src)) {
     size_t b = line.find_first_not_of(" \t");
     if (b != std::string_view::npos && line[b] == '#') {
       std::string_view d = line.substr(b + 1);

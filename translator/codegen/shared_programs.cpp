@@ -1,5 +1,6 @@
 // Syscall probes with the same handler share one program: see shared_programs.h.
 #include "codegen/shared_programs.h"
+#include "driver/text_lines.h"
 
 #include <algorithm>
 
@@ -51,20 +52,17 @@ std::string SharedSyscallPrograms::canonical(int id, const std::string& body,
   for (auto& [pre, post] : kIdForms) replace_all(s, pre + ids + post, std::string(pre) + "@" + post);
   if (!literals) return s;
   std::string out;
-  size_t pos = 0;
-  while (pos < s.size()) {
-    size_t nl = s.find('\n', pos);
-    std::string line = s.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+  for (std::string_view view : text_lines(s)) {
+    std::string line(view);
     size_t at, len;
     if (copied_literal(line, at, len)) {
       literals->push_back(line.substr(at, len));
       line.replace(at, len, kLiteral);
     }
     out += line;
-    if (nl == std::string::npos) break;
     out += '\n';
-    pos = nl + 1;
   }
+  if (!s.empty() && s.back() != '\n') out.pop_back();  // the body's last line had no '\n'
   return out;
 }
 
