@@ -4,7 +4,9 @@
 // compiles nothing ("Pass 4: using cached ...").
 //
 // Cache layout ($XDG_CACHE_HOME/ukstap or ~/.cache/ukstap):
-//   vmlinux/<kernel key>/vmlinux.h   bpftool btf dump of /sys/kernel/btf/vmlinux, made once
+//   vmlinux/<kernel key>/vmlinux.h   bpftool btf dump of /sys/kernel/btf/vmlinux, made once per
+//                                    kernel (the key: a hash of the BTF's bytes, vmlinux_btf_id.h)
+//   kernels/<boot and file>          that hash, memoized for the boot (vmlinux_btf_id.h)
 //   <hash>/NAME.c NAME.bpf.o NAME.so the module (NAME = -m NAME, else stap_<hash prefix>)
 //   <hash>/module.sum                the hash of each object, tied to <hash> (module_sum.h)
 //   compilers/<id>                   `cc --version` of a compiler binary
@@ -36,6 +38,7 @@
 #include "loader/owned_files.h"
 #include "loader/interrupt.h"
 #include "loader/util.h"
+#include "loader/vmlinux_btf_id.h"
 #include "loader/vmlinux_pch.h"
 
 #ifndef UKSTAP_BPF_CLANG
@@ -177,25 +180,16 @@ std::string multiarch_include() {
   return "";
 }
 
-// vmlinux.h for this kernel, made once into the cache (into `tmp` when there is no cache); the
-// directory holding it, or "" on failure (message in `why`).
+// vmlinux.h for the kernel whose BTF identity is `btf_id` (vmlinux_btf_id.h), made once into
+// the cache (into `tmp` when there is no cache); the directory holding it, or "" on failure
+// (message in `why`). The directory is named by the identity, not the release: two kernels
+// sharing a cache never share a vmlinux.h, nor the precompiled one beside it (vmlinux_pch.h).
 std::string ensure_vmlinux_h(Session& s, const std::string& cache, const std::string& tmp,
-                             std::string& why) {
-  const char* btf = "/sys/kernel/btf/vmlinux";
-  struct stat st;
-  if (::stat(btf, &st) != 0) {
-    why = std::string("the kernel has no BTF (") + btf + ": " + std::strerror(errno) + ")";
-    return "";
-  }
-  struct utsname u;
-  ::uname(&u);
-  loader::Hasher h;
-  h.add(u.release);
-  h.add(u.version);
-  h.add(std::to_string(st.st_size));
+                             const std::string& btf_id, std::string& why) {
+  std::string btf = loader::vmlinux_btf_path();
   std::string dir = tmp + "/vmlinux";
   if (!cache.empty()) {
-    std::string rel = "vmlinux/" + h.hex().substr(0, 16), dwhy;
+    std::string rel = "vmlinux/" + btf_id.substr(0, 16), dwhy;
     if (loader::make_private_dirs(cache, rel, dwhy)) dir = cache + "/" + rel;
     else s.diag.warning("not using the cached vmlinux.h: " + dwhy);
   }
@@ -307,6 +301,15 @@ int pass4_compile(Session& s) {
   for (auto& d : own_dflags) h.add(d);
   h.add(target_arch());
   h.add(s.opts.module_name);
+  // The kernel: the BPF object is compiled against its vmlinux.h (a cache shared by two kernels
+  // must not serve one's object to the other). Not for a native-only module: it includes no
+  // kernel header (what the kernel changes in the generated C is hashed with the C).
+  std::string btf_id;
+  if (want_bpf) {
+    btf_id = loader::vmlinux_btf_id(s, cache, why);
+    if (btf_id.empty()) return failed(s, why);
+    h.add(btf_id);
+  }
   std::string key = h.hex();
   std::string name = s.opts.module_name.empty() ? "stap_" + key.substr(0, 20) : s.opts.module_name;
   std::vector<std::string> objects;
@@ -349,7 +352,7 @@ int pass4_compile(Session& s) {
 
   std::string vmlinux_dir;
   if (want_bpf) {
-    vmlinux_dir = ensure_vmlinux_h(s, dir.empty() ? "" : cache, tmp, why);
+    vmlinux_dir = ensure_vmlinux_h(s, dir.empty() ? "" : cache, tmp, btf_id, why);
     if (vmlinux_dir.empty()) return failed(s, why);
   }
 

@@ -10,9 +10,10 @@
  * assumed), and later walks add it to t->stack and type the result with the bpf_rdonly_cast
  * kfunc (Linux 6.2; the verifier rewrites it to a move: no call). Loads through it are
  * fault-safe (PROBE_MEM), as through the helper's pointer. The loader passes
- * -DSTP_HAVE_RDONLY_CAST=1 when the kernel's BTF has the kfunc (kernel_features.h); older
- * kernels (Debian 12's 6.1) and `-D STP_NO_UREGS_CAST=1` (bench/walk_cost.sh id_uregs_helper)
- * call the helper every time.
+ * -DSTP_HAVE_RDONLY_CAST=1 when the kernel's BTF has the kfunc and the verifier takes a call
+ * of it made as here, in each program type a walk runs in (kernel_features.h
+ * rdonly_cast_callable); older kernels (Debian 12's 6.1), kernels that refuse the call and
+ * `-D STP_NO_UREGS_CAST=1` (bench/walk_cost.sh id_uregs_helper) call the helper every time.
  */
 #ifndef STP_BPF_TASK_UREGS_H
 #define STP_BPF_TASK_UREGS_H

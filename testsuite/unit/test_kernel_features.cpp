@@ -2,8 +2,13 @@
 // given a feature set, which loop implementation, which family-exit test, which error line.
 // Truths: the kernel versions that added each feature (bpf_loop 5.17, bpf_iter_num 6.4,
 // sched_process_exit's group_dead after 6.1), and for the running kernel /proc/kallsyms
-// (a kfunc is a kernel function: bpf_iter_num_new, bpf_rdonly_cast) and tracefs's format of
-// sched_process_exit.
+// (a kfunc is a kernel function: bpf_iter_num_new, bpf_rdonly_cast), tracefs's format of
+// sched_process_exit, and the verifier's verdict on a program clang compiled that calls
+// bpf_rdonly_cast (loaded by libbpf, which resolves the kfunc and the type from the BTF itself).
+#include <bpf/libbpf.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -12,6 +17,11 @@
 
 #include "btf/kernel_features.h"
 #include "driver/profile_mode.h"
+#include "test_util.h"
+
+#ifndef UKSTAP_BPF_CLANG
+#define UKSTAP_BPF_CLANG "clang-14"
+#endif
 
 using namespace ukstap;
 using kernel_features::GroupExit;
@@ -69,7 +79,9 @@ TEST_CASE("the running kernel's features agree with kallsyms and tracefs", "[ker
     if (ends(" bpf_rdonly_cast")) kallsyms_cast = true;
   }
   CHECK(r.iter_num_kfuncs() == kallsyms_iter);
-  CHECK(r.rdonly_cast_kfunc() == kallsyms_cast);
+  CHECK(kernel_features::rdonly_cast_in_btf() == kallsyms_cast);
+  // Used only where the kernel has it (the verifier's side: the test below).
+  if (r.rdonly_cast_kfunc()) CHECK(kallsyms_cast);
   for (const char* root : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}) {
     std::ifstream f(std::string(root) + "/events/sched/sched_process_exit/format");
     if (!f) continue;
@@ -81,6 +93,90 @@ TEST_CASE("the running kernel's features agree with kallsyms and tracefs", "[ker
   // bpf_loop (5.17) is older than the iterator (6.4): a kernel with one has the other.
   if (r.iter_num_kfuncs()) CHECK(r.bpf_loop_helper());
   // bpf_rdonly_cast (6.2) too.
-  if (r.iter_num_kfuncs()) CHECK(r.rdonly_cast_kfunc());
+  if (r.iter_num_kfuncs()) CHECK(kernel_features::rdonly_cast_in_btf());
   CHECK(!r.release().empty());
+}
+
+namespace {
+
+// A program of each type a user-stack walk runs in that calls bpf_rdonly_cast as the runtime
+// does (runtime/bpf/stp_bpf_task_uregs.h), written here and compiled by clang: its kfunc and
+// pt_regs' type id are resolved by libbpf from the kernel's BTF, not by the code under test.
+const char kRdonlyCastC[] = R"(
+#define SEC(n) __attribute__((section(n), used))
+struct pt_regs { unsigned long first; };
+extern void *bpf_rdonly_cast(const void *obj, unsigned int btf_id) __attribute__((section(".ksyms")));
+static __attribute__((always_inline)) int walk(unsigned long addr) {
+  /* 1: BPF_TYPE_ID_TARGET, bpf_core_type_id_kernel() */
+  struct pt_regs *r = bpf_rdonly_cast((void *)addr, __builtin_btf_type_id(*(struct pt_regs *)0, 1));
+  return *(volatile unsigned long *)r != 0;
+}
+SEC("uprobe") int p_uprobe(void *ctx) { return walk(0); }
+SEC("perf_event") int p_perf(void *ctx) { return walk(0); }
+SEC("tracepoint/sched/sched_switch") int p_tp(void *ctx) { return walk(0); }
+SEC("raw_tp/sched_switch") int p_raw(void *ctx) { return walk(0); }
+SEC("tp_btf/sched_switch") int p_btf(void *ctx) { return walk(0); }
+char LICENSE[] SEC("license") = "GPL";
+)";
+
+// The compiled object (once; "" when clang fails).
+const std::string& rdonly_cast_object() {
+  static test::TempDir dir("rdcast");
+  static std::string obj = [] {
+    std::string src = dir.write("rdcast.bpf.c", kRdonlyCastC), o = dir / "rdcast.bpf.o";
+    return test::sh(std::string(UKSTAP_BPF_CLANG) + " -target bpf -O2 -g -c '" + src + "' -o '" + o + "'")
+               ? o
+               : std::string();
+  }();
+  return obj;
+}
+
+// The verifier's verdict: every program of the object loads.
+bool verifier_takes(const std::string& obj) {
+  struct bpf_object* o = bpf_object__open_file(obj.c_str(), nullptr);
+  if (!o) return false;
+  bool ok = bpf_object__load(o) == 0;
+  bpf_object__close(o);
+  return ok;
+}
+
+}  // namespace
+
+TEST_CASE("bpf_rdonly_cast is used where the verifier takes a program that calls it", "[kernel_features]") {
+  if (geteuid() != 0) return test::skip_outside_ci("loading BPF programs needs root");
+  const std::string& obj = rdonly_cast_object();
+  REQUIRE(!obj.empty());
+  bool in_btf = kernel_features::rdonly_cast_in_btf();
+  bool takes = in_btf && verifier_takes(obj);
+  CHECK(kernel_features::Running::get().rdonly_cast_kfunc() == takes);
+
+  // A kernel that names the kfunc but refuses the program (as one without a JIT would): here,
+  // the same kernel refusing an unprivileged caller (nobody) every BPF program type a walk runs
+  // in. The BTF still names it; the choice must follow the verifier, to the helper path.
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(fds[0]);
+    char got[3] = {'?', '?', '?'};
+    if (::setresgid(65534, 65534, 65534) == 0 && ::setresuid(65534, 65534, 65534) == 0) {
+      libbpf_set_print(nullptr);  // the refusals are expected
+      got[0] = kernel_features::rdonly_cast_in_btf() ? '1' : '0';
+      got[1] = kernel_features::rdonly_cast_callable() ? '1' : '0';
+      got[2] = verifier_takes(obj) ? '1' : '0';
+    }
+    (void)!::write(fds[1], got, sizeof got);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  char got[4] = {};
+  REQUIRE(::read(fds[0], got, 3) == 3);
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  INFO("as nobody: in BTF, chosen, verifier took the program = " << got);
+  CHECK(got[0] == (in_btf ? '1' : '0'));
+  CHECK(got[2] == '0');
+  CHECK(got[1] == got[2]);
 }

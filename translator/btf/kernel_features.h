@@ -3,9 +3,11 @@
 // that lack what it prefers on a new one, and says in one line what an old one lacks.
 //
 // Detection is lazy (each answer is computed the first time a script needs it) and cheap: a
-// kfunc is a name looked up in the vmlinux BTF already loaded for typing (btf/kernel_btf.h), a
-// helper is libbpf's probe (one tiny program load), a tracepoint argument is BTF again, BPF
-// trampolines one program load and link. Only passes 3-5 ask what needs a program load.
+// kfunc is a name looked up in the vmlinux BTF already loaded for typing (btf/kernel_btf.h)
+// (for bpf_rdonly_cast, which a user-stack walk calls in any program type, also a tiny program
+// load per type), a helper is libbpf's probe (one tiny program load), a tracepoint argument is
+// BTF again, BPF trampolines one program load and link. Only passes 3-5 ask what needs a
+// program load.
 // Decisions are plain functions of a feature set, so unit tests give them a fake one.
 #pragma once
 
@@ -22,9 +24,12 @@ class Running {
   bool iter_num_kfuncs();
   bool bpf_loop_helper();
   bool exit_group_dead();
-  // The bpf_rdonly_cast kfunc (Linux 6.2): the walk then reads the task's saved user registers
-  // at a fixed offset from its stack page instead of calling bpf_task_pt_regs
-  // (runtime/bpf/stp_bpf_task_uregs.h).
+  // The bpf_rdonly_cast kfunc (Linux 6.2) in the BTF and callable: the walk then reads the
+  // task's saved user registers at a fixed offset from its stack page instead of calling
+  // bpf_task_pt_regs (runtime/bpf/stp_bpf_task_uregs.h). Callable: the verifier accepts a
+  // tiny program of each type a walk runs in that calls it as the runtime does (a few program
+  // loads, once a run: rdonly_cast_callable below); else the helper path, which every kernel
+  // with BTF has.
   bool rdonly_cast_kfunc();
   // BPF trampolines (fentry/fexit): an fentry program loaded on a kernel function and attached
   // (a BPF link, closed at once): the verifier and ftrace decide, not a config guess. "" when
@@ -35,6 +40,14 @@ class Running {
   std::optional<std::string> release_, fentry_why_;
   std::optional<bool> iter_num_, bpf_loop_, group_dead_, rdonly_cast_;
 };
+
+// ---- the walk's user registers (runtime/bpf/stp_bpf_task_uregs.h) ----------------------------
+// The kernel's BTF names the bpf_rdonly_cast kfunc.
+bool rdonly_cast_in_btf();
+// ... and the verifier accepts a call of it as the runtime makes it (on a scalar address, typed
+// struct pt_regs, one load through the result) in a program of each type a user-stack walk
+// runs in. Uncached: Running::rdonly_cast_kfunc() asks once a run.
+bool rdonly_cast_callable();
 
 // ---- loops in kernel-context probes (for, while) --------------------------------------------
 enum class LoopImpl {
