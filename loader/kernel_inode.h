@@ -9,7 +9,7 @@
 // and a first event stopped with "unwind table not loaded yet" although its tables were loaded.
 // So the loader maps one page of each file it gives a table and asks the kernel
 // (bpf/stp_bpf_kvma_cache.h stp_cfi_inode_prog, run with BPF_PROG_TEST_RUN) which inode the
-// walk will see, and registers that key too.
+// walk will see, and registers that key (stat()'s only when the kernel cannot be asked).
 #pragma once
 
 #include <cstdint>

@@ -324,9 +324,10 @@ bool UnwindTables::write(Entry& e) {
       mark_no_table(e.file_id, e.dev, e.ino, std::move(e.page));
       return false;
     }
-    e.written = share_table(files_fd_, inodes_fd_, twin.file_id, e.file_id, e.dev, e.ino, why);
+    // The inode key after the file-map entry: a walk must not find the id before its entry.
+    e.written = share_table(files_fd_, inodes_fd_, twin.file_id, e.file_id, 0, 0, why);
     if (!e.written) warnings.push_back("cannot register the unwind table of " + e.path + ": " + why);
-    else register_kernel_inode(e.page, e.file_id, BPF_ANY);
+    else register_inode_key(e.dev, e.ino, e.page, e.file_id, BPF_ANY);
     return e.written;
   }
   auto t0 = std::chrono::steady_clock::now();
@@ -384,8 +385,7 @@ bool UnwindTables::write(Entry& e) {
     warnings.push_back("cannot register the unwind table of " + e.path + ": " + std::strerror(errno));
     return false;
   }
-  register_inode(inodes_fd_, e.dev, e.ino, e.file_id, BPF_ANY);
-  register_kernel_inode(e.page, e.file_id, BPF_ANY);
+  register_inode_key(e.dev, e.ino, e.page, e.file_id, BPF_ANY);
   e.first = f.first;
   used_ = (uint32_t)need;
   rows_written_ += n;
@@ -451,14 +451,18 @@ void UnwindTables::mark_no_table(uint32_t file_id, uint64_t dev, uint64_t ino, F
     f.answered = 1;
     bpf_map_update_elem(files_fd_, &file_id, &f, BPF_ANY);
   }
-  register_inode(inodes_fd_, dev, ino, file_id, BPF_NOEXIST);
-  register_kernel_inode(page, file_id, BPF_NOEXIST);
+  register_inode_key(dev, ino, page, file_id, BPF_NOEXIST);
 }
 
-void UnwindTables::register_kernel_inode(FilePage& page, uint32_t file_id, uint64_t flags) {
+void UnwindTables::register_inode_key(uint64_t dev, uint64_t ino, FilePage& page,
+                                      uint32_t file_id, uint64_t flags) {
+  // The walk reads the mapping's own inode; stat()'s key stands in for it only when the kernel
+  // cannot be asked (the program not loaded, the file not mappable).
   struct stp_cfi_inode k {};
   if (inodes_fd_ >= 0 && kernel_inode_of(inode_prog_fd_, page, k))
     bpf_map_update_elem(inodes_fd_, &k, &file_id, flags);
+  else
+    register_inode(inodes_fd_, dev, ino, file_id, flags);
   page.reset();  // asked once: the mapping is not kept for the run
 }
 

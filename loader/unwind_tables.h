@@ -79,9 +79,11 @@ class UnwindTables {
   // walk stops waiting for it and uses frame pointers there (bpf/stp_bpf_frame_row.h).
   // `page`: the file mapped (kernel_inode.h), for the inode key the kernel's walk sees.
   void mark_no_table(uint32_t file_id, uint64_t dev, uint64_t ino, FilePage page = FilePage());
-  // Maps the inode the kernel's walk sees for the file at `page` to `file_id` too (stat()'s key
-  // differs on a stacked filesystem: kernel_inode.h), then unmaps the page.
-  void register_kernel_inode(FilePage& page, uint32_t file_id, uint64_t flags);
+  // Maps the file's inode to `file_id` in the inode map: the key the kernel's walk sees for the
+  // file at `page` (kernel_inode.h: stat()'s, dev/ino, differs on a stacked filesystem), else
+  // stat()'s; then unmaps the page. After the file-map entry is written.
+  void register_inode_key(uint64_t dev, uint64_t ino, FilePage& page, uint32_t file_id,
+                          uint64_t flags);
   struct NoTable {
     uint32_t file_id;
     uint64_t dev, ino;
