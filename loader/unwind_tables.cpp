@@ -28,6 +28,7 @@
 #include "unwind-tables/compact_table.h"
 #include "unwind-tables/table_cache.h"
 #include "loader/interrupt.h"
+#include "loader/kernel_inode.h"
 #include "loader/util.h"
 #include "unwind/stp_cfi.h"
 #include "vma-tracker/symbolizer.h"
@@ -47,6 +48,7 @@ struct UnwindTables::Entry {
   bool written = false;
   std::string identity;  // table_cache.h elf_table_identity ("" unknown)
   uint32_t same_as = 0;  // the file id whose table this file shares (table_sharing.h); 0: own
+  FilePage page;  // the compiled file, until the kernel has named its inode (kernel_inode.h)
 };
 
 namespace {
@@ -218,6 +220,7 @@ bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino
   // is used for this run but not cached.
   struct stat before {}, after {};
   bool stable = file.fd() >= 0 && ::fstat(file.fd(), &before) == 0;
+  e->page = FilePage(file.fd());
   e->identity = stable ? elf_table_identity(file.fd()) : "";
   std::string key = identity_is_cache_key(e->identity) ? e->identity : "";
   // A file of the same content already has its table (another path, a hard link, a copy).
@@ -247,7 +250,7 @@ bool UnwindTables::load_file(const std::string& path, uint64_t dev, uint64_t ino
   compile_ms_ += ms_since(t0);
   if (!ok || e->table.rows.empty()) {
     failed_.insert(file_id);
-    mark_no_table(file_id, dev, ino);
+    mark_no_table(file_id, dev, ino, std::move(e->page));
     // A file that is no ELF at all (a #! script given to -c) is no mapping to unwind: nothing
     // to say. An ELF file that cannot be read keeps its line.
     if (verbose_ > 0 && (file.fd() < 0 || vma::has_elf_magic(file.fd())))
@@ -318,11 +321,13 @@ bool UnwindTables::write(Entry& e) {
     Entry& twin = *files_.at(e.same_as);
     std::string why;
     if (!write(twin)) {
-      mark_no_table(e.file_id, e.dev, e.ino);
+      mark_no_table(e.file_id, e.dev, e.ino, std::move(e.page));
       return false;
     }
-    e.written = share_table(files_fd_, inodes_fd_, twin.file_id, e.file_id, e.dev, e.ino, why);
+    // The inode key after the file-map entry: a walk must not find the id before its entry.
+    e.written = share_table(files_fd_, inodes_fd_, twin.file_id, e.file_id, 0, 0, why);
     if (!e.written) warnings.push_back("cannot register the unwind table of " + e.path + ": " + why);
+    else register_inode_key(e.dev, e.ino, e.page, e.file_id, BPF_ANY);
     return e.written;
   }
   auto t0 = std::chrono::steady_clock::now();
@@ -334,7 +339,7 @@ bool UnwindTables::write(Entry& e) {
   auto refuse = [&](const std::string& warning) {
     rules_->truncate(known_rules);
     warnings.push_back(warning);
-    mark_no_table(e.file_id, e.dev, e.ino);
+    mark_no_table(e.file_id, e.dev, e.ino, std::move(e.page));
     return false;
   };
   if (!unwind::compact(e.table, *rules_, c))
@@ -380,7 +385,7 @@ bool UnwindTables::write(Entry& e) {
     warnings.push_back("cannot register the unwind table of " + e.path + ": " + std::strerror(errno));
     return false;
   }
-  register_inode(inodes_fd_, e.dev, e.ino, e.file_id, BPF_ANY);
+  register_inode_key(e.dev, e.ino, e.page, e.file_id, BPF_ANY);
   e.first = f.first;
   used_ = (uint32_t)need;
   rows_written_ += n;
@@ -410,6 +415,8 @@ bool UnwindTables::attach(struct bpf_object* obj, std::string& why) {
   files_fd_ = bpf_map__fd(files);
   if (struct bpf_map* inodes = bpf_object__find_map_by_name(obj, "stp_cfi_inodes"))
     inodes_fd_ = bpf_map__fd(inodes);
+  if (struct bpf_program* p = bpf_object__find_program_by_name(obj, "stp_cfi_inode_prog"))
+    inode_prog_fd_ = bpf_program__fd(p);
   attached_ = true;
   // The chunks the preloaded tables take, at most (rows two to an element, pages at most one
   // per 8 rows or per 64 KiB), in one go; within the budget (write refuses what is beyond it).
@@ -425,15 +432,15 @@ bool UnwindTables::attach(struct bpf_object* obj, std::string& why) {
   grow_pool(std::min<uint64_t>(need, (uint64_t)slots_ * STP_CFI_CHUNK), gwhy);  // else per table
   write_ms_ += ms_since(t0);
   for (auto& [id, e] : files_) write(*e);
-  for (const NoTable& n : no_table_before_load_) mark_no_table(n.file_id, n.dev, n.ino);
+  for (NoTable& n : no_table_before_load_) mark_no_table(n.file_id, n.dev, n.ino, std::move(n.page));
   no_table_before_load_.clear();
   return true;
 }
 
-void UnwindTables::mark_no_table(uint32_t file_id, uint64_t dev, uint64_t ino) {
+void UnwindTables::mark_no_table(uint32_t file_id, uint64_t dev, uint64_t ino, FilePage page) {
   if (!file_id) return;
   if (files_fd_ < 0) {
-    no_table_before_load_.push_back({file_id, dev, ino});
+    no_table_before_load_.push_back({file_id, dev, ino, std::move(page)});
     return;
   }
   // nr 0: no rows. The file map is an array (every entry exists, zeroed): only an entry the
@@ -444,7 +451,19 @@ void UnwindTables::mark_no_table(uint32_t file_id, uint64_t dev, uint64_t ino) {
     f.answered = 1;
     bpf_map_update_elem(files_fd_, &file_id, &f, BPF_ANY);
   }
-  register_inode(inodes_fd_, dev, ino, file_id, BPF_NOEXIST);
+  register_inode_key(dev, ino, page, file_id, BPF_NOEXIST);
+}
+
+void UnwindTables::register_inode_key(uint64_t dev, uint64_t ino, FilePage& page,
+                                      uint32_t file_id, uint64_t flags) {
+  // The walk reads the mapping's own inode; stat()'s key stands in for it only when the kernel
+  // cannot be asked (the program not loaded, the file not mappable).
+  struct stp_cfi_inode k {};
+  if (inodes_fd_ >= 0 && kernel_inode_of(inode_prog_fd_, page, k))
+    bpf_map_update_elem(inodes_fd_, &k, &file_id, flags);
+  else
+    register_inode(inodes_fd_, dev, ino, file_id, flags);
+  page.reset();  // asked once: the mapping is not kept for the run
 }
 
 const unwind::CfiTable* UnwindTables::table_for(const vma::Mapping& m) {

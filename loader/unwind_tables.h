@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "loader/kernel_inode.h"
+
 struct bpf_object;
 
 namespace ukstap::vma {
@@ -75,10 +77,17 @@ class UnwindTables {
   char* pool_elem(uint32_t i);                         // element i's bytes (chunk mmapped)
   // A file that gets no table (none, unreadable, over the budget): an empty entry, so the kernel's
   // walk stops waiting for it and uses frame pointers there (bpf/stp_bpf_frame_row.h).
-  void mark_no_table(uint32_t file_id, uint64_t dev, uint64_t ino);
+  // `page`: the file mapped (kernel_inode.h), for the inode key the kernel's walk sees.
+  void mark_no_table(uint32_t file_id, uint64_t dev, uint64_t ino, FilePage page = FilePage());
+  // Maps the file's inode to `file_id` in the inode map: the key the kernel's walk sees for the
+  // file at `page` (kernel_inode.h: stat()'s, dev/ino, differs on a stacked filesystem), else
+  // stat()'s; then unmaps the page. After the file-map entry is written.
+  void register_inode_key(uint64_t dev, uint64_t ino, FilePage& page, uint32_t file_id,
+                          uint64_t flags);
   struct NoTable {
     uint32_t file_id;
     uint64_t dev, ino;
+    FilePage page;
   };
   std::vector<NoTable> no_table_before_load_;  // written by attach()
 
@@ -98,6 +107,7 @@ class UnwindTables {
   uint32_t used_ = 0;          // pool elements taken (page indexes and rows)
   size_t rows_written_ = 0;
   int pool_fd_ = -1, files_fd_ = -1, inodes_fd_ = -1;
+  int inode_prog_fd_ = -1;  // stp_cfi_inode_prog (kernel_inode.h)
   std::unique_ptr<unwind::RuleDict> rules_;
   void* rules_mem_ = nullptr;  // stp_cfi_rules, mmapped
   size_t rules_len_ = 0, rules_written_ = 0;

@@ -139,6 +139,24 @@ static __always_inline void stp__kvma_seed(struct task_struct *t, uint32_t tgid,
     stp__kvma_remember(t, tgid, 0, &kv);
 }
 
+/* The inode the walk's bpf_find_vma answer carries for a file, for the loader (struct
+ * stp_cfi_inode_query): it maps a page of every file it gives a table and registers this key in
+ * the inode map beside stat()'s, which a stacked filesystem makes differ. Never attached: run
+ * with BPF_PROG_TEST_RUN in ukstap's own process (task context: the kernel always answers). */
+SEC("syscall") int stp_cfi_inode_prog(struct stp_cfi_inode_query *q)
+{
+  struct stp__kvma kv = {};
+  q->found = 0;
+  if (bpf_find_vma(bpf_get_current_task_btf(), q->addr, stp__kvma_cb, &kv, 0) == 0 &&
+      kv.found && !kv.vdso) {
+    q->key.ino = kv.ino;
+    q->key.dev = kv.dev;
+    q->key.pad = 0;
+    q->found = 1;
+  }
+  return 0;
+}
+
 SEC("raw_tp/sched_process_exec")
 int stp_rt_exec_seed(struct bpf_raw_tracepoint_args *ctx)
 {

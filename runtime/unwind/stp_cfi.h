@@ -181,6 +181,18 @@ struct stp_cfi_inode {
   uint32_t pad;
 };
 
+/* The context of stp_cfi_inode_prog (bpf/stp_bpf_kvma_cache.h), run by the loader with
+ * BPF_PROG_TEST_RUN in its own process: which inode the walk sees for a file the loader has
+ * mapped a page of at `addr`. stat() does not always say: on a stacked filesystem (overlayfs:
+ * containers, the 6.1 test bed) a mapping's file is the layer's own inode, while stat() of the
+ * path gives overlayfs's device, so the inode map missed every preloaded file there. */
+struct stp_cfi_inode_query {
+  uint64_t addr;              /* in */
+  struct stp_cfi_inode key;   /* out, when found */
+  uint32_t found;             /* out: 1 when addr is in a mapping of a file */
+  uint32_t pad;
+};
+
 #ifndef STP_CFI_FILES
 # define STP_CFI_FILES 4096
 #endif
