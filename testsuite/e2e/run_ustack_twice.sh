@@ -4,8 +4,10 @@
 # its verifier did not merge, and the program was "too large" (over 1M instructions); the record
 # code after the walk is one global function now (bpf/stp_bpf_ustack_records.h). Truth: one
 # event has one stack: the two printed stacks are equal, and ubacktrace()'s hex list is their
-# addresses (a prefix of them: when the event came before perl's unwind table was loaded, as
-# under TCG, the prints are finished in user space over a stack copy, ubacktrace() cannot be). Root only; under CI=true not being root is a failure, never a skip.
+# addresses, all of them: perl's and libc's tables are loaded before `-c` starts it, and the walk
+# finds them by the inode the kernel maps (the 6.1 guest's overlayfs root gave a prefix here
+# before: its stat() inodes were not the mapped ones, loader/kernel_inode.h). Root only; under
+# CI=true not being root is a failure, never a skip.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_CACHE"
@@ -15,9 +17,8 @@ S='global n
     println(sprint_ubacktrace()); println("H ", ubacktrace()) } }'
 t "print_ubacktrace() x2, sprint_ubacktrace(), ubacktrace() in one probe: run" 0 '' '' -- \
   bash -c '"$0" -c "perl -e getppid" -e "$1" > "$2"' "$UKSTAP" "$S" "$T_TMP/tw.out"
-t "the two printed stacks are equal, and ubacktrace() is their addresses (or a prefix of whole addresses: a walk finished in user space)" 0 '' '' -- bash -c "
+t "the two printed stacks are equal, and ubacktrace() is their addresses" 0 '' '' -- bash -c "
   a=\$(sed -n '/^A\$/,/^B\$/p' '$T_TMP/tw.out' | grep '^ 0x'); b=\$(sed -n '/^B\$/,/^S\$/p' '$T_TMP/tw.out' | grep '^ 0x')
-  h=\$(sed -n 's/^H //p' '$T_TMP/tw.out'); h=\"\${h% } \"; addrs=\$(echo \"\$a\" | awk '{printf \"%s \", \$1}')
-  [ -n \"\$a\" ] && [ \"\$a\" = \"\$b\" ] && [ \"\$h\" != \" \" ] && [ \"\${addrs#\"\$h\"}\" != \"\$addrs\" ] ||
-    { cat '$T_TMP/tw.out'; exit 1; }"
+  h=\$(sed -n 's/^H //p' '$T_TMP/tw.out'); addrs=\$(echo \"\$a\" | awk '{printf \"%s \", \$1}')
+  [ -n \"\$a\" ] && [ \"\$a\" = \"\$b\" ] && [ \"\${h% }\" = \"\${addrs% }\" ] || { cat '$T_TMP/tw.out'; exit 1; }"
 t_done
