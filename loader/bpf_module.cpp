@@ -157,7 +157,7 @@ void BpfModule::write_probe_table(const std::vector<codegen::ProbeInfo>& probes,
 }
 
 const codegen::ProbeInfo* BpfModule::choose_programs(
-    const std::map<int, const codegen::ProbeInfo*>& by_id, bool user_stacks) {
+    const std::map<int, const codegen::ProbeInfo*>& by_id, bool user_stacks, bool inode_query) {
   // Programs: stp_probe_<id>, the syscall dispatchers (stp_sys_enter_<k>, stp_sys_exit_<k>)
   // and the runtime's own (stp_rt_*: user-stack helpers, loaded only when stacks are walked;
   // stp_cfi_inode_prog too, which is never attached but run by the loader: kernel_inode.h).
@@ -167,9 +167,12 @@ const codegen::ProbeInfo* BpfModule::choose_programs(
     int id = -1;
     if (std::strncmp(bpf_program__name(prog), "stp_sys_", 8) == 0) continue;
     if (std::strcmp(bpf_program__name(prog), "stp_kread_prog") == 0) continue;  // stp_bpf_kread.h
-    if (std::strncmp(bpf_program__name(prog), "stp_rt_", 7) == 0 ||
-        std::strcmp(bpf_program__name(prog), "stp_cfi_inode_prog") == 0) {
+    if (std::strncmp(bpf_program__name(prog), "stp_rt_", 7) == 0) {
       bpf_program__set_autoload(prog, user_stacks);
+      continue;
+    }
+    if (std::strcmp(bpf_program__name(prog), "stp_cfi_inode_prog") == 0) {
+      bpf_program__set_autoload(prog, user_stacks && inode_query);
       continue;
     }
     auto it = by_id.end();

@@ -68,11 +68,12 @@ class BpfModule {
   // pp(), pn() and probefunc() of each probe into `stp_probe_table` (entries of 3 * maxstr).
   void write_probe_table(const std::vector<codegen::ProbeInfo>& probes, size_t maxstr);
   // Chooses the programs to load: the kernel probes of `by_id`, the syscall dispatchers, and
-  // the runtime's stack helpers when `user_stacks`. Returns the first kernel probe that is
-  // marked unavailable (a perf event this machine lacks: PerfPoint::unavailable_reason), else
-  // null.
+  // the runtime's stack helpers when `user_stacks` (stp_cfi_inode_prog also only when
+  // `inode_query`: run.cpp loads again without it when the kernel refuses it). Returns the
+  // first kernel probe that is marked unavailable (a perf event this machine lacks:
+  // PerfPoint::unavailable_reason), else null.
   const codegen::ProbeInfo* choose_programs(const std::map<int, const codegen::ProbeInfo*>& by_id,
-                                            bool user_stacks);
+                                            bool user_stacks, bool inode_query = true);
   // bpf_object__load; false with errno's value in `err` and libbpf's messages of the load in
   // g_libbpf_log.
   bool load(int& err);

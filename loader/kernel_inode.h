@@ -24,7 +24,9 @@ namespace ukstap::loader {
 class FilePage {
  public:
   FilePage() = default;
-  explicit FilePage(int fd);  // nothing mapped when fd's file cannot be (empty, a FIFO, fd < 0)
+  // Nothing mapped when fd's file cannot be (fd < 0, a file mmap refuses). The page is never
+  // read (an empty file's would SIGBUS): only its address is given to the kernel.
+  explicit FilePage(int fd);
   ~FilePage() { reset(); }
   FilePage(FilePage&& o) noexcept : addr_(o.addr_) { o.addr_ = nullptr; }
   FilePage& operator=(FilePage&& o) noexcept;
@@ -37,8 +39,14 @@ class FilePage {
   void* addr_ = nullptr;
 };
 
-// The key the kernel's walk would look the file mapped at `page` up by: true and `key` filled
-// when the program (stp_cfi_inode_prog's fd) could name it.
-bool kernel_inode_of(int prog_fd, const FilePage& page, stp_cfi_inode& key);
+// What the kernel said about the file mapped at `page`.
+enum class KernelInode {
+  kNamed,    // `key` filled: the key the kernel's walk looks the file up by
+  kBusy,     // bpf_find_vma's mmap_lock trylock failed every try (a writer held or waited)
+  kUnasked,  // no program (prog_fd < 0), no page, the test run failed, or no file mapped there
+};
+// Asks stp_cfi_inode_prog (its fd). bpf_find_vma only trylocks ukstap's mmap_lock, so a busy
+// answer is asked again a few times (yielding, then sleeping 1 ms) before kBusy.
+KernelInode kernel_inode_of(int prog_fd, const FilePage& page, stp_cfi_inode& key);
 
 }  // namespace ukstap::loader

@@ -86,6 +86,7 @@ class Runner {
  private:
   int fail(const std::string& msg);
   bool load_bpf();
+  bool open_bpf(bool inode_query);  // open, configure, choose programs (before load)
   bool open_native();
   bool attach_all();
   void run_native(const std::vector<const ProbeInfo*>& probes, bool even_in_error = false);
@@ -150,17 +151,7 @@ std::string Runner::probe_where(const ProbeInfo& p) const {
   return w;
 }
 
-int ring_cb(void* ctx, void* data, size_t len) {
-  static_cast<loader::Output*>(ctx)->record(data, len);
-  return 0;
-}
-
-void native_sink(void* ctx, const void* data, unsigned long len) {
-  static_cast<loader::Output*>(ctx)->record(data, len);
-}
-
-bool Runner::load_bpf() {
-  loader::capture_libbpf_messages(s_.opts.verbose);
+bool Runner::open_bpf(bool inode_query) {
   std::string name = s_.opts.module_name.empty() ? "ukstap" : s_.opts.module_name;
   std::string why;
   if (!bpf_.open(s_.bpf_object_path, name, s_.opts.verbose, why)) {
@@ -177,15 +168,42 @@ bool Runner::load_bpf() {
   bpf_.write_probe_table(m_.probes, maxstr);
   max_errors_ = std::atoi(s_.define("MAXERRORS", "0").c_str());
 
-  if (const ProbeInfo* p = bpf_.choose_programs(by_id_, m_.uses_user_stacks)) {
+  if (const ProbeInfo* p = bpf_.choose_programs(by_id_, m_.uses_user_stacks, inode_query)) {
     fail(std::string("cannot run ") + probe_where(*p) + ": " + p->family.unavailable_reason());
     return false;
   }
+  return true;
+}
 
-  int err = 0;
-  if (!bpf_.load(err)) {
+int ring_cb(void* ctx, void* data, size_t len) {
+  static_cast<loader::Output*>(ctx)->record(data, len);
+  return 0;
+}
+
+void native_sink(void* ctx, const void* data, unsigned long len) {
+  static_cast<loader::Output*>(ctx)->record(data, len);
+}
+
+bool Runner::load_bpf() {
+  loader::capture_libbpf_messages(s_.opts.verbose);
+  // stp_cfi_inode_prog only improves the inode map's fallback (kernel_inode.h): a kernel whose
+  // verifier refuses it (it was verified on 6.1 and 6.18 only) loses that, not the module. A
+  // libbpf object is loaded once, so the second try opens it again.
+  for (bool inode_query = true;; inode_query = false) {
+    int err = 0;
+    if (!open_bpf(inode_query)) return false;
+    if (bpf_.load(err)) break;
     // Which program did the verifier reject, and its last complaint (bpf_module.h).
     loader::LoadFailure lf = loader::parse_load_failure(g_libbpf_log);
+    if (inode_query && lf.program == "stp_cfi_inode_prog") {
+      if (s_.opts.verbose > 0)
+        s_.diag.stream() << "Pass 5: the kernel refused stp_cfi_inode_prog"
+                         << (lf.reason.empty() ? "" : ": " + lf.reason)
+                         << "; loading the module without it (files keyed by stat()'s inode)\n";
+      bpf_.close();
+      obj_ = nullptr;
+      continue;
+    }
     std::string who;
     int id = -1;
     if (std::sscanf(lf.program.c_str(), "stp_probe_%d", &id) == 1 && by_id_.count(id))

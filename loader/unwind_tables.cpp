@@ -458,11 +458,16 @@ void UnwindTables::register_inode_key(uint64_t dev, uint64_t ino, FilePage& page
                                       uint32_t file_id, uint64_t flags) {
   // The walk reads the mapping's own inode; stat()'s key stands in for it only when the kernel
   // cannot be asked (the program not loaded, the file not mappable).
+  // A file keyed by stat() on a stacked filesystem is missed by a first event's walk ("unwind
+  // table not loaded yet"), so each such file is counted for the -v report.
   struct stp_cfi_inode k {};
-  if (inodes_fd_ >= 0 && kernel_inode_of(inode_prog_fd_, page, k))
+  KernelInode said = inodes_fd_ >= 0 ? kernel_inode_of(inode_prog_fd_, page, k) : KernelInode::kUnasked;
+  if (said == KernelInode::kNamed) {
     bpf_map_update_elem(inodes_fd_, &k, &file_id, flags);
-  else
+  } else {
     register_inode(inodes_fd_, dev, ino, file_id, flags);
+    if (inodes_fd_ >= 0) (said == KernelInode::kBusy ? inode_busy_ : inode_unasked_)++;
+  }
   page.reset();  // asked once: the mapping is not kept for the run
 }
 
@@ -514,6 +519,13 @@ std::vector<std::string> UnwindTables::report() const {
   if (shared_)
     out.push_back("unwind tables: " + std::to_string(shared_) +
                   " more file(s) share the table of a file of the same content");
+  if (inode_busy_ + inode_unasked_)
+    out.push_back("unwind tables: " + std::to_string(inode_busy_ + inode_unasked_) +
+                  " file(s) keyed by stat()'s inode, not the kernel's (" +
+                  std::to_string(inode_busy_) + " with the mmap lock busy, " +
+                  std::to_string(inode_unasked_) +
+                  " not asked: no inode program or not mappable); on a stacked filesystem a "
+                  "first event's walk misses them");
   return out;
 }
 

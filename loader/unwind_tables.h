@@ -117,6 +117,8 @@ class UnwindTables {
   std::unique_ptr<TableCache> cache_;  // compiled tables on disk, by content (table_cache.h)
   size_t from_cache_ = 0, compiled_ = 0;
   size_t shared_ = 0;  // files given the table of a file of the same content (table_sharing.h)
+  // Files whose inode key is stat()'s because the kernel did not name theirs (kernel_inode.h).
+  size_t inode_busy_ = 0, inode_unasked_ = 0;
   bool cache_warned_ = false;  // one warning for a cached table that is not ours and private
 };
 

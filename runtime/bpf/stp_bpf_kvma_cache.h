@@ -4,7 +4,8 @@
  * Asking the kernel (bpf_find_vma) is not always possible: in interrupt context only the first
  * call of an interrupt gets the mmap lock. So its answers are kept per process for the next
  * walks, and a program on sched_process_exec seeds them with the new image's mappings, in
- * process context where the kernel always answers, before the first sample of the image.
+ * process context where the kernel answers (its mmap_lock trylock fails only while a writer
+ * holds or waits for the lock, rare for a new mm), before the first sample of the image.
  */
 #ifndef STP_BPF_KVMA_CACHE_H
 #define STP_BPF_KVMA_CACHE_H
@@ -128,7 +129,8 @@ static __always_inline void stp__kvma_remember(struct task_struct *t, uint32_t t
 
 /* A new program image: its executable mappings (the program's text at mm->start_code, the
  * interpreter's where the task will start, its entry pc) are known here, in process context
- * where bpf_find_vma always answers, before its first sample. Attached only when the script
+ * where bpf_find_vma answers (it only trylocks the mmap_lock, but the new mm is the task's
+ * alone so far; a miss costs the seed only), before its first sample. Attached only when the script
  * walks user stacks. The interpreter maps the libraries later (those come from the samples).
  * The mirror of the image before the exec is dropped: its addresses mean nothing now (the
  * tracker writes the new one when it reads the exec). */
@@ -141,14 +143,20 @@ static __always_inline void stp__kvma_seed(struct task_struct *t, uint32_t tgid,
 
 /* The inode the walk's bpf_find_vma answer carries for a file, for the loader (struct
  * stp_cfi_inode_query): it maps a page of every file it gives a table and registers this key in
- * the inode map beside stat()'s, which a stacked filesystem makes differ. Never attached: run
- * with BPF_PROG_TEST_RUN in ukstap's own process (task context: the kernel always answers). */
+ * the inode map (stat()'s only when it cannot ask), which a stacked filesystem makes differ
+ * from stat()'s. Never attached: run with BPF_PROG_TEST_RUN in ukstap's own process. Task
+ * context, but bpf_find_vma only trylocks the mmap_lock: it answers -EBUSY while a writer holds
+ * or waits for ukstap's (another ukstap thread's mmap, khugepaged), so its return goes back to
+ * the loader, which asks again (loader/kernel_inode.cpp). */
 SEC("syscall") int stp_cfi_inode_prog(struct stp_cfi_inode_query *q)
 {
   struct stp__kvma kv = {};
   q->found = 0;
-  if (bpf_find_vma(bpf_get_current_task_btf(), q->addr, stp__kvma_cb, &kv, 0) == 0 &&
-      kv.found && !kv.vdso) {
+#ifdef STP_TEST_REFUSE_INODE_PROG  /* testing (run_first_event_mirror): a kernel refusing it */
+  q->rc = *(volatile int32_t *)(long)q->addr;  /* a load through a scalar: the verifier refuses */
+#endif
+  q->rc = (int32_t)bpf_find_vma(bpf_get_current_task_btf(), q->addr, stp__kvma_cb, &kv, 0);
+  if (q->rc == 0 && kv.found && !kv.vdso) {
     q->key.ino = kv.ino;
     q->key.dev = kv.dev;
     q->key.pad = 0;

@@ -190,7 +190,8 @@ struct stp_cfi_inode_query {
   uint64_t addr;              /* in */
   struct stp_cfi_inode key;   /* out, when found */
   uint32_t found;             /* out: 1 when addr is in a mapping of a file */
-  uint32_t pad;
+  int32_t rc;                 /* out: bpf_find_vma's return; -EBUSY when its mmap_lock
+                               * trylock failed (a writer holds or waits for the lock) */
 };
 
 #ifndef STP_CFI_FILES

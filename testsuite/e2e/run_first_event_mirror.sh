@@ -48,4 +48,27 @@ got = [int(x, 16) for x in uk[-1]] if uk else None
 if not want or len(want) < 5 or got != want:
     sys.exit("gdb:     %s\nukstap:  %s" % (" ".join(map(hex, want or [])), " ".join(map(hex, got or []))))
 ' "$T_TMP/gdb.out" "$T_TMP/uk.out"
+
+# A kernel whose verifier refuses stp_cfi_inode_prog (-D STP_TEST_REFUSE_INODE_PROG makes it load
+# through a scalar) loses the kernel's inode keys, not the module: ukstap loads again without it
+# and keys files by stat(), which is the mapping's inode off an overlay (the program's lower
+# path here: no stacked filesystem), so the same first event is still whole (gdb's pcs: ASLR
+# off, same binary and libraries). -v names the refusal and counts the files keyed by stat().
+LOW="$T_TMP/low/first_event_prog"
+t "inode program refused: the module still loads and runs (-v says so)" 0 '' \
+  "~the kernel refused stp_cfi_inode_prog.*loading the module without it" -- timeout -s KILL 300 \
+  setarch -R "$UKSTAP" -v -D STP_TEST_REFUSE_INODE_PROG=1 -o "$T_TMP/uk2.out" -d "$LOW" --ldd \
+  -c "sh $E/progs/first_event_stop.sh $LOW cont" -e "$S"
+cp "$T_TMP/err" "$T_TMP/uk2.err"
+t "inode program refused: -v counts the files keyed by stat()" 0 '' '' -- \
+  grep -Eq "unwind tables: [1-9][0-9]* file\(s\) keyed by stat\(\)'s inode, not the kernel's \(0 with the mmap lock busy, [1-9][0-9]* not asked" "$T_TMP/uk2.err"
+t "inode program refused: ubacktrace() off the overlay is gdb's stack, every pc" 0 '' '' -- python3 -c '
+import sys
+gdb = [l.split()[1:] for l in open(sys.argv[1]) if l.startswith("STACK ")]
+uk = [l.split()[1:] for l in open(sys.argv[2]) if l.startswith("H ")]
+want = [int(x, 16) for x in gdb[0]] if gdb else None
+got = [int(x, 16) for x in uk[-1]] if uk else None
+if not want or len(want) < 5 or got != want:
+    sys.exit("gdb:     %s\nukstap:  %s" % (" ".join(map(hex, want or [])), " ".join(map(hex, got or []))))
+' "$T_TMP/gdb.out" "$T_TMP/uk2.out"
 t_done
