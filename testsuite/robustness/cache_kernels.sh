@@ -22,6 +22,7 @@ mkdir -p "$T_TMP/bin"
 cat > "$T_TMP/bin/clang" << EOF
 #!/bin/sh
 for a in "\$@"; do [ "\$a" = -c ] && echo compile >> '$T_TMP/compiles'; done
+for a in "\$@"; do case \$a in -DSTP_HAVE_RDONLY_CAST*) echo "\$a" >> '$T_TMP/rdonly_cast';; esac; done
 exec '$real_clang' "\$@"
 EOF
 chmod +x "$T_TMP/bin/clang"
@@ -66,6 +67,14 @@ t "the running kernel: compiled" 0 '~/stap_.*\.bpf\.o$' '' -- p4
 O_RUNNING=$(cat "$T_TMP/out")
 t "... then cached (the same object)" 0 "$O_RUNNING"$'\n' '' -- p4
 t "... one compile, one module" 0 $'1 compiles, 1 modules\n' '' -- counts
+
+# --- a module without a user-stack walk: the bpf_rdonly_cast probe (5 program loads, for the
+# walk's registers: kernel_features.h) is not run, nor its -D passed. Truths: strace(1)'s
+# bpf(BPF_PROG_LOAD) calls of the cached run (pass 4 loads nothing else), the compiler's argv.
+t "no user-stack walk: the cached run loads no BPF program (strace)" 0 $'0\n' '' -- sh -c '
+  strace -f -qq -e trace=bpf -o "$0/strace" "$@" > /dev/null 2>&1 || exit 1
+  n=$(grep -c BPF_PROG_LOAD "$0/strace"); echo "$n"' "$T_TMP" env XDG_CACHE_HOME="$C" "$UKSTAP" -p4 -D UKSTAP_TEST_KERNELS=1 -e "$SCRIPT"
+t "... nor was it compiled with -DSTP_HAVE_RDONLY_CAST" 0 '' '' -- test ! -e "$T_TMP/rdonly_cast"
 
 # --- another kernel, the same C: compiled again, into another module and beside another vmlinux.h
 t "another kernel's BTF (other bytes): compiled" 0 '~/stap_.*\.bpf\.o$' '' -- p4 "$OTHER"
