@@ -115,10 +115,7 @@ std::string compiler_version(Session& s, const std::string& cc, const std::strin
   auto identity = [](const std::string& f, std::string& out) {
     struct stat st{};
     if (::stat(f.c_str(), &st) != 0) return false;
-    out += f + ":" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
-           std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
-           std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_ctim.tv_sec) + "." +
-           std::to_string(st.st_ctim.tv_nsec) + ";";
+    out += f + ":" + loader::file_identity(st) + ";";
     return true;
   };
   std::string memo, id;
@@ -185,8 +182,8 @@ std::string multiarch_include() {
 // (message in `why`). The directory is named by the identity, not the release: two kernels
 // sharing a cache never share a vmlinux.h, nor the precompiled one beside it (vmlinux_pch.h).
 std::string ensure_vmlinux_h(Session& s, const std::string& cache, const std::string& tmp,
-                             const std::string& btf_id, std::string& why) {
-  std::string btf = loader::vmlinux_btf_path();
+                             const loader::VmlinuxBtf& kernel, std::string& why) {
+  const std::string& btf_id = kernel.id();
   std::string dir = tmp + "/vmlinux";
   if (!cache.empty()) {
     std::string rel = "vmlinux/" + btf_id.substr(0, 16), dwhy;
@@ -205,6 +202,8 @@ std::string ensure_vmlinux_h(Session& s, const std::string& cache, const std::st
     why = "cannot create " + dir + ": " + std::strerror(errno);
     return "";
   }
+  std::string btf = kernel.dump_source(tmp, why);  // the bytes btf_id was taken of
+  if (btf.empty()) return "";
   std::vector<std::string> argv = {bpftool(), "btf", "dump", "file", btf, "format", "c"};
   if (s.opts.verbose > 1) s.diag.stream() << "Running " << loader::quote_command(argv) << "\n";
   std::string out;
@@ -306,11 +305,10 @@ int pass4_compile(Session& s) {
   // The kernel: the BPF object is compiled against its vmlinux.h (a cache shared by two kernels
   // must not serve one's object to the other). Not for a native-only module: it includes no
   // kernel header (what the kernel changes in the generated C is hashed with the C).
-  std::string btf_id;
+  loader::VmlinuxBtf kernel;
   if (want_bpf) {
-    btf_id = loader::vmlinux_btf_id(s, cache, why);
-    if (btf_id.empty()) return failed(s, why);
-    h.add(btf_id);
+    if (!kernel.open(s, cache, why)) return failed(s, why);
+    h.add(kernel.id());
   }
   std::string key = h.hex();
   std::string name = s.opts.module_name.empty() ? "stap_" + key.substr(0, 20) : s.opts.module_name;
@@ -354,7 +352,7 @@ int pass4_compile(Session& s) {
 
   std::string vmlinux_dir;
   if (want_bpf) {
-    vmlinux_dir = ensure_vmlinux_h(s, dir.empty() ? "" : cache, tmp, btf_id, why);
+    vmlinux_dir = ensure_vmlinux_h(s, dir.empty() ? "" : cache, tmp, kernel, why);
     if (vmlinux_dir.empty()) return failed(s, why);
   }
 

@@ -1,6 +1,8 @@
 // Small helpers shared by pass 4 (compile.cpp) and pass 5 (run.cpp and friends).
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,6 +28,9 @@ bool read_file(const std::string& path, std::string& out);
 // Creates or truncates `path` (0600, not through a symlink).
 bool write_file(const std::string& path, const std::string& data);
 bool file_exists(const std::string& path);
+// "dev:ino:size:mtime:ctime" (nanoseconds): names a memo kept for one version of a file (the
+// compilers/ and kernels/ memos of the cache): a file replaced or rewritten gets another name.
+std::string file_identity(const struct stat& st);
 // mkdir -p (new levels 0700); false (errno set) on failure.
 bool make_dirs(const std::string& path);
 // rm -rf.

@@ -26,9 +26,34 @@ namespace ukstap::loader {
 // passes 1-3 type the script against the running kernel whatever it says.
 std::string vmlinux_btf_path();
 
-// 64 hex digits of SHA-256 over the bytes of vmlinux_btf_path() (sha256sum(1) of it), taken from (and kept in)
-// `cache`/kernels/ when `cache` is not ""; "" with `why` (naming the file) when it cannot be
-// read: the kernel has no BTF.
-std::string vmlinux_btf_id(Session& s, const std::string& cache, std::string& why);
+// The BTF pass 4 compiles against, kept open from its hashing to vmlinux.h's dump: what is
+// dumped under an identity is the bytes that identity was taken of, even when
+// $UKSTAP_VMLINUX_BTF's file is replaced or rewritten meanwhile (a vmlinux.h made under the
+// wrong identity is never made again: its directory exists).
+class VmlinuxBtf {
+ public:
+  VmlinuxBtf() = default;
+  ~VmlinuxBtf();
+  VmlinuxBtf(const VmlinuxBtf&) = delete;
+  VmlinuxBtf& operator=(const VmlinuxBtf&) = delete;
+
+  // Opens vmlinux_btf_path() (non-blocking, and only a regular file: a FIFO or a device named
+  // by $UKSTAP_VMLINUX_BTF would hang the open or the read) and takes its identity, 64 hex
+  // digits of SHA-256 over its bytes (sha256sum(1) of it), from (and kept in) `cache`/kernels/
+  // when `cache` is not "". False with `why` naming the file when it cannot be read (the
+  // kernel has no BTF) or is not a regular file.
+  bool open(Session& s, const std::string& cache, std::string& why);
+  const std::string& id() const { return id_; }
+
+  // The file to give bpftool for vmlinux.h. The kernel's own BTF by its name: sysfs's file
+  // cannot change while the kernel runs (and the test bed's host-compile knows it by that
+  // name). $UKSTAP_VMLINUX_BTF's bytes, read again from the open file and checked against the
+  // identity, written to `dir`/vmlinux.btf; "" with `why` when they are no longer those bytes.
+  std::string dump_source(const std::string& dir, std::string& why) const;
+
+ private:
+  std::string path_, id_;
+  int fd_ = -1;
+};
 
 }  // namespace ukstap::loader

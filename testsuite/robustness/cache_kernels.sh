@@ -100,4 +100,24 @@ fake_btf "$T_TMP/third.btf" ukstap_third_kernel
 mv "$T_TMP/third.btf" "$OTHER"
 t "another kernel's BTF replaced at the same path: compiled" 0 '~/stap_.*\.bpf\.o$' '' -- p4 "$OTHER"
 t "... a third compile, a third module" 0 $'3 compiles, 3 modules\n' '' -- counts
+# Rewritten in place (same inode, new mtime and ctime): the running kernel's bytes now, so the
+# running kernel's module, already cached (the memo of the old bytes is not used: its name has
+# the old times).
+ino=$(stat -c %i "$OTHER")
+cp "$SAME" "$OTHER"
+t "the file rewritten in place with the running kernel's bytes: the running kernel's module" 0 \
+  "$O_RUNNING"$'\n' '' -- p4 "$OTHER"
+t "... the same inode" 0 "$ino"$'\n' '' -- stat -c %i "$OTHER"
+t "... still three compiles" 0 $'3 compiles, 3 modules\n' '' -- counts
+
+# --- a BTF that is not a regular file: one error line, no hang (a FIFO's open waits for a
+# writer, /dev/zero never ends), nothing written. timeout only bounds a failure.
+mkfifo "$T_TMP/fifo"
+before=$(find "$C" | sort | md5sum)
+for f in "$T_TMP/fifo" /dev/zero "$T_TMP"; do
+  t "UKSTAP_VMLINUX_BTF=$f (not a regular file): one error line" 1 '' \
+    "ukstap: the kernel's BTF $f is not a regular file"$'\nPass 4: compilation failed.  [man error::pass4]\n' -- \
+    timeout -s KILL 60 env XDG_CACHE_HOME="$C" UKSTAP_VMLINUX_BTF="$f" "$UKSTAP" -p4 -e "$SCRIPT"
+done
+t "... nothing written to the cache" 0 "$before"$'\n' '' -- sh -c 'find "$0" | sort | md5sum' "$C"
 t_done
