@@ -1,6 +1,6 @@
 #!/bin/bash
 # Root never trusts a cache file it does not own (loader/owned_files.h, module_sum.h,
-# table_cache.h).
+# table_cache.h, vmlinux_btf_id.h).
 #
 # A planted native module (a .so whose constructor writes a marker file) is put where a root
 # ukstap would look for its cached module: in a cache directory another user owns (as under
@@ -133,5 +133,52 @@ t "unwind tables owned by nobody: one warning line, nothing else" 0 '' '' -- \
   bash -c "[ \"\$(wc -l < '$T_TMP/case.err')\" = 1 ]"
 t "unwind tables owned by nobody: all replaced by root's own 0600 files" 0 '' '' -- \
   bash -c "[ -z \"\$(find '$TC/ukstap/cfi' -name '*.cfi' ! -user root -o -name '*.cfi' ! -perm 0600)\" ]"
+
+# --- the kernel identity memo (kernels/, loader/vmlinux_btf_id.h): it decides which module key
+# is served, so a planted memo could serve another kernel's object. A memo not to be trusted
+# is read by no one and the BTF hashed again. Truths: sha256sum(1) of the kernel's BTF, stat(1);
+# the module -p4 names is the one the first run compiled.
+SHA=$(sha256sum < /sys/kernel/btf/vmlinux | cut -c1-64)
+XDG_CACHE_HOME="$TC" "$UKSTAP" -p4 -e "$USTACK" > "$T_TMP/tc.path" 2> /dev/null
+MEMO=$(find "$TC/ukstap/kernels" -type f)
+t "kernel identity memo: one, the BTF's sha256sum, root's 0600" 0 "$SHA 0 600 regular file"$'\n' '' -- \
+  bash -c 'echo "$(cat "$0") $(stat -c "%u %a %F" "$0")"' "$MEMO"
+# memo_case NAME WARNING-REGEX ("" for none): -p4 serves the first run's module, stderr is that
+# warning line alone, and the memo is root's private file of the BTF's sha256sum again.
+memo_case() {
+  local want_err=''
+  [ -n "$2" ] && want_err="~^WARNING: not using the cached kernel identity: $2"
+  t "$1: the running kernel's module" 0 "$(cat "$T_TMP/tc.path")"$'\n' "$want_err" -- \
+    env XDG_CACHE_HOME="$TC" "$UKSTAP" -p4 -e "$USTACK"
+  cp "$T_TMP/err" "$T_TMP/case.err"
+  t "$1: $([ -n "$2" ] && echo "one warning line" || echo "silently")" 0 '' '' -- \
+    bash -c '[ "$(wc -l < "$0")" = "$1" ]' "$T_TMP/case.err" "$([ -n "$2" ] && echo 1 || echo 0)"
+  t "$1: the memo is the BTF's sha256sum again, root's 0600" 0 "$SHA 0 600 regular file"$'\n' '' -- \
+    bash -c 'echo "$(cat "$0") $(stat -c "%u %a %F" "$0")"' "$MEMO"
+}
+OTHER_ID=$(printf '%064d' 0)  # another kernel's identity, as a planted memo would say
+printf '%s' "$OTHER_ID" > "$MEMO" && chmod 0666 "$MEMO"
+memo_case "a world-writable memo" "$MEMO is writable by group or others"
+printf '%s' "$OTHER_ID" > "$MEMO" && chown nobody "$MEMO"
+memo_case "a memo owned by nobody" "$MEMO is owned by uid $(id -u nobody)"
+printf '%s' "$OTHER_ID" > "$T_TMP/planted.id"
+rm -f "$MEMO" && ln -s "$T_TMP/planted.id" "$MEMO"
+memo_case "a symlinked memo" "$MEMO is a symbolic link"
+printf 'not a sha256\n' > "$MEMO"
+memo_case "a private memo that is not 64 hex digits" ""
+
+# --- vmlinux.h (vmlinux/<identity>/): a symlink there is not read by clang; a compile makes it
+# again. Truth: bpftool's own dump of the kernel's BTF. (A user's -D: a new module, compiled
+# without the precompiled header.)
+VH=$(find "$TC/ukstap/vmlinux" -name vmlinux.h)
+t "vmlinux.h: in the directory named by the BTF's sha256sum" 0 "${SHA:0:16}"$'\n' '' -- \
+  bash -c 'basename "$(dirname "$0")"' "$VH"
+printf '#error planted\n' > "$T_TMP/planted.h"
+rm -f "$VH" && ln -s "$T_TMP/planted.h" "$VH"
+t "a symlinked vmlinux.h: the module compiles, with a warning" 0 '~\.bpf\.o$' \
+  "~^WARNING: not using the cached vmlinux.h: $VH is a symbolic link; making it again" -- \
+  env XDG_CACHE_HOME="$TC" "$UKSTAP" -p4 -D CACHE_TRUST_VMLINUX=1 -e "$USTACK"
+t "a symlinked vmlinux.h: replaced by root's 0600 file, bpftool's dump" 0 $'0 600 regular file\n' '' -- \
+  bash -c 'bpftool btf dump file /sys/kernel/btf/vmlinux format c | cmp -s - "$0" && stat -c "%u %a %F" "$0"' "$VH"
 
 t_done
