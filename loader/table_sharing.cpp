@@ -12,8 +12,7 @@
 
 namespace ukstap::loader {
 
-bool share_table(int files_fd, int inodes_fd, uint32_t twin_id, uint32_t file_id, uint64_t dev,
-                 uint64_t ino, std::string& why) {
+bool share_table(int files_fd, uint32_t twin_id, uint32_t file_id, std::string& why) {
   // The twin's entry as written, whatever it holds (base, rows, page index, delta: all the
   // same for the same content), under this file's id.
   struct stp_cfi_file f {};
@@ -25,7 +24,6 @@ bool share_table(int files_fd, int inodes_fd, uint32_t twin_id, uint32_t file_id
     why = std::strerror(errno);
     return false;
   }
-  register_inode(inodes_fd, dev, ino, file_id, BPF_ANY);
   return true;
 }
 

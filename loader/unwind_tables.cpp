@@ -325,7 +325,7 @@ bool UnwindTables::write(Entry& e) {
       return false;
     }
     // The inode key after the file-map entry: a walk must not find the id before its entry.
-    e.written = share_table(files_fd_, inodes_fd_, twin.file_id, e.file_id, 0, 0, why);
+    e.written = share_table(files_fd_, twin.file_id, e.file_id, why);
     if (!e.written) warnings.push_back("cannot register the unwind table of " + e.path + ": " + why);
     else register_inode_key(e.dev, e.ino, e.page, e.file_id, BPF_ANY);
     return e.written;
