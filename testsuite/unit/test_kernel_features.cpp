@@ -152,7 +152,9 @@ TEST_CASE("bpf_rdonly_cast is used where the verifier takes a program that calls
 
   // A kernel that names the kfunc but refuses the program (as one without a JIT would): here,
   // the same kernel refusing an unprivileged caller (nobody) every BPF program type a walk runs
-  // in. The BTF still names it; the choice must follow the verifier, to the helper path.
+  // in; bpf() refuses nobody before the verifier runs, so this covers "load refused, helper
+  // path", not a verifier refusing the call itself. The BTF still names it; the choice must
+  // follow the load's verdict, to the helper path.
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
   pid_t pid = ::fork();
