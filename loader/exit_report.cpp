@@ -81,8 +81,10 @@ void ExitReport::user_stacks() {
   if (session->ustack_fp_frames)
     d << "User stacks: " << session->ustack_fp_frames
       << " frames found by frame pointers (no unwind table for their code: marked inexact)\n";
-  if (t_.tables)
+  if (t_.tables) {
+    if (std::string l = t_.tables->inode_fallback_line(); !l.empty()) d << "User stacks: " << l << "\n";
     for (const std::string& w : t_.tables->warnings) d << "WARNING: " << w << "\n";
+  }
   const auto& st = t_.tracker->stats();
   d << "VMA tracker: " << st.mmap_records << " mmap, " << st.fork_records << " fork, "
     << st.exec_records << " exec, " << st.exit_records << " exit records, " << st.lost_records

@@ -494,6 +494,15 @@ void UnwindTables::on_mapping(const vma::Mapping& m) {
   }
 }
 
+std::string UnwindTables::inode_fallback_line() const {
+  if (!(inode_busy_ + inode_unasked_)) return "";
+  return std::to_string(inode_busy_ + inode_unasked_) +
+         " file(s) keyed by stat()'s inode, not the kernel's (" + std::to_string(inode_busy_) +
+         " with the mmap lock busy, " + std::to_string(inode_unasked_) +
+         " not asked: no inode program or not mappable); on a stacked filesystem a first "
+         "event's walk misses them";
+}
+
 std::vector<std::string> UnwindTables::report() const {
   std::vector<std::string> out;
   for (auto& [id, e] : files_) {
@@ -519,13 +528,6 @@ std::vector<std::string> UnwindTables::report() const {
   if (shared_)
     out.push_back("unwind tables: " + std::to_string(shared_) +
                   " more file(s) share the table of a file of the same content");
-  if (inode_busy_ + inode_unasked_)
-    out.push_back("unwind tables: " + std::to_string(inode_busy_ + inode_unasked_) +
-                  " file(s) keyed by stat()'s inode, not the kernel's (" +
-                  std::to_string(inode_busy_) + " with the mmap lock busy, " +
-                  std::to_string(inode_unasked_) +
-                  " not asked: no inode program or not mappable); on a stacked filesystem a "
-                  "first event's walk misses them");
   return out;
 }
 

@@ -67,6 +67,9 @@ class UnwindTables {
 
   // -v lines: per-file coverage, totals, time spent.
   std::vector<std::string> report() const;
+  // The files so far whose inode key is stat()'s, not the kernel's (register_inode_key), and
+  // why; "" when none (the exit report's -v line).
+  std::string inode_fallback_line() const;
   std::vector<std::string> warnings;  // printed by the caller as WARNING: lines
 
  private:

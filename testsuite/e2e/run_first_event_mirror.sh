@@ -61,7 +61,7 @@ t "inode program refused: the module still loads and runs (-v says so)" 0 '' \
   -c "sh $E/progs/first_event_stop.sh $LOW cont" -e "$S"
 cp "$T_TMP/err" "$T_TMP/uk2.err"
 t "inode program refused: -v counts the files keyed by stat()" 0 '' '' -- \
-  grep -Eq "unwind tables: [1-9][0-9]* file\(s\) keyed by stat\(\)'s inode, not the kernel's \(0 with the mmap lock busy, [1-9][0-9]* not asked" "$T_TMP/uk2.err"
+  grep -Eq "^User stacks: [1-9][0-9]* file\(s\) keyed by stat\(\)'s inode, not the kernel's \(0 with the mmap lock busy, [1-9][0-9]* not asked" "$T_TMP/uk2.err"
 t "inode program refused: ubacktrace() off the overlay is gdb's stack, every pc" 0 '' '' -- python3 -c '
 import sys
 gdb = [l.split()[1:] for l in open(sys.argv[1]) if l.startswith("STACK ")]
