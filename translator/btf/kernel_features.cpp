@@ -78,11 +78,14 @@ bool rdonly_cast_loads(enum bpf_prog_type type, int kfunc, int regs, int attach_
 
 }  // namespace
 
-bool rdonly_cast_in_btf() {
+// bpf_rdonly_cast's BTF id in the kernel's BTF; <= 0 when it is not there (or no BTF).
+static int rdonly_cast_btf_id() {
   std::string why;
   const btf::KernelBtf* k = btf::KernelBtf::get(why);
-  return k && btf__find_by_name_kind(k->raw(), "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
+  return k ? btf__find_by_name_kind(k->raw(), "bpf_rdonly_cast", BTF_KIND_FUNC) : -1;
 }
+
+bool rdonly_cast_in_btf() { return rdonly_cast_btf_id() > 0; }
 
 bool rdonly_cast_callable() {
   // The BTF first (a name lookup): a kernel without the kfunc loads nothing. Then one program
@@ -92,7 +95,7 @@ bool rdonly_cast_callable() {
   std::string why;
   const btf::KernelBtf* k = btf::KernelBtf::get(why);
   if (!k) return false;
-  int kfunc = btf__find_by_name_kind(k->raw(), "bpf_rdonly_cast", BTF_KIND_FUNC);
+  int kfunc = rdonly_cast_btf_id();
   int regs = btf__find_by_name_kind(k->raw(), "pt_regs", BTF_KIND_STRUCT);
   if (kfunc <= 0 || regs <= 0) return false;
   for (auto type : {BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_PERF_EVENT, BPF_PROG_TYPE_TRACEPOINT,

@@ -46,7 +46,11 @@ class Running {
 bool rdonly_cast_in_btf();
 // ... and the verifier accepts a call of it as the runtime makes it (on a scalar address, typed
 // struct pt_regs, one load through the result) in a program of each type a user-stack walk
-// runs in. Uncached: Running::rdonly_cast_kfunc() asks once a run.
+// runs in. Uncached: Running::rdonly_cast_kfunc() asks once a run. Not probed: netfilter
+// (SEC("netfilter")): its program type only exists from Linux 6.4, so a failed load there would
+// take the cast from every 6.2-6.3 module; bpf_rdonly_cast is one of the kfuncs the kernel
+// registers for every program type, so where the others take it a netfilter walk is expected
+// to as well (not checked on a kernel where they differ).
 bool rdonly_cast_callable();
 
 // ---- loops in kernel-context probes (for, while) --------------------------------------------
