@@ -95,7 +95,7 @@ struct Flow : ast::TraversingVisitor {
     ast::TraversingVisitor::visit(s);
   }
   void visit(ast::FunctionCall& e) override {
-    // Into a script function's parameter; not into a tapset's (Check: a tapset function is
+    // Into a script function's parameter; not into a tapset's (TokenReadCheck: a tapset function is
     // never given a placeholder, the error is at the script's call).
     if (e.referent && !e.referent->has_embedded_body() && !e.referent->from_tapset)
       for (size_t i = 0; i < e.args.size() && i < e.referent->formal_args.size(); ++i)
@@ -123,11 +123,11 @@ struct Flow : ast::TraversingVisitor {
 };
 
 // The uses that read a token's bytes.
-struct Check : ast::TraversingVisitor {
+struct TokenReadCheck : ast::TraversingVisitor {
   Session& s;
   SymbolTokens& r;
   Origins o{r};
-  Check(Session& ss, SymbolTokens& res) : s(ss), r(res) {}
+  TokenReadCheck(Session& ss, SymbolTokens& res) : s(ss), r(res) {}
 
   std::set<const Token*> reported;  // one body may serve several points (syscall.getdents)
 
@@ -250,7 +250,7 @@ SymbolTokens check_symbol_tokens(Session& s) {
     flow.changed = false;
     over_program(s, flow, &flow.current);
   } while (flow.changed);
-  Check check(s, r);
+  TokenReadCheck check(s, r);
   const ast::Function* unused = nullptr;
   over_program(s, check, &unused);
   return r;
