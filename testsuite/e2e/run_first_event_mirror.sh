@@ -62,13 +62,22 @@ t "inode program refused: the module still loads and runs (-v says so)" 0 '' \
 cp "$T_TMP/err" "$T_TMP/uk2.err"
 t "inode program refused: -v counts the files keyed by stat()" 0 '' '' -- \
   grep -Eq "^User stacks: [1-9][0-9]* file\(s\) keyed by stat\(\)'s inode, not the kernel's \(0 with the mmap lock busy, [1-9][0-9]* not asked" "$T_TMP/uk2.err"
-t "inode program refused: ubacktrace() off the overlay is gdb's stack, every pc" 0 '' '' -- python3 -c '
+# Where the lower path or libc is itself on an overlay (the 6.1 test bed's root), stat() misses
+# there too: the walk stops where it has no table, so the stack is a prefix of gdb's (never a
+# frame gdb does not have), the program's getppid frame at least.
+whole=1
+for f in "$LOW" "$(ldd "$LOW" | awk '/libc\.so/ {print $3}')"; do
+  [ "$(stat -f -c %T "$f" 2> /dev/null)" = overlayfs ] && whole=0
+done
+t "inode program refused: ubacktrace() off the overlay is gdb's stack, $([ $whole = 1 ] && echo 'every pc' || echo 'a prefix of its pcs (this root is an overlay)')" 0 '' '' -- python3 -c '
 import sys
 gdb = [l.split()[1:] for l in open(sys.argv[1]) if l.startswith("STACK ")]
 uk = [l.split()[1:] for l in open(sys.argv[2]) if l.startswith("H ")]
 want = [int(x, 16) for x in gdb[0]] if gdb else None
 got = [int(x, 16) for x in uk[-1]] if uk else None
-if not want or len(want) < 5 or got != want:
+whole = sys.argv[3] == "1"
+ok = want and len(want) >= 5 and got and (got == want if whole else got == want[:len(got)])
+if not ok:
     sys.exit("gdb:     %s\nukstap:  %s" % (" ".join(map(hex, want or [])), " ".join(map(hex, got or []))))
-' "$T_TMP/gdb.out" "$T_TMP/uk2.out"
+' "$T_TMP/gdb.out" "$T_TMP/uk2.out" "$whole"
 t_done
