@@ -25,7 +25,7 @@ export -f share
 NL=$'\n'
 
 # --- folded stacks (the default; also -o *.folded) -------------------------------------------
-t "folded: run" 0 '' '' -- "$UKSTAP" --profile=499 -o "$T_TMP/p.folded" -c "$S 2"
+t "folded: run" 0 '' '' -- "$UKSTAP" --profile=999 -o "$T_TMP/p.folded" -c "$S 1"
 t "folded: 'comm;root;...;leaf N' lines, main's stacks through _start" 0 '' '' -- bash -c "
   grep -q '^split;_start;__libc_start_main;__libc_start_call_main;main;work;spin_a;burn [0-9]*\$' '$T_TMP/p.folded' &&
   ! grep -qv '^[^;]*;.* [0-9][0-9]*\$' '$T_TMP/p.folded' || { cat '$T_TMP/p.folded'; exit 1; }"
@@ -60,7 +60,7 @@ t "children of -c: every return address follows a call (objdump)" 0 '' '' -- bas
   python3 '$UKSTAP_TOP_SRCDIR/testsuite/e2e/ustack_check.py' callsites '$T_TMP/kids.out' 100"
 
 # --- SVG -------------------------------------------------------------------------------------
-t "svg: run (format from the extension)" 0 '' '' -- "$UKSTAP" --profile=499 -o "$T_TMP/p.svg" -c "$S 2"
+t "svg: run (format from the extension)" 0 '' '' -- "$UKSTAP" --profile=999 -o "$T_TMP/p.svg" -c "$S 1"
 t "svg: well-formed XML; spin_a/spin_b frame widths 3:1 (+- 5%), tooltips with counts" 0 '' '' -- python3 -c "
 import re, sys, xml.etree.ElementTree as ET
 ns = '{http://www.w3.org/2000/svg}'
@@ -98,7 +98,7 @@ ok = abs(a[2] - 1180) < 0.5 and 'display: none' in b[0] and abs(w[2] - 1180) < 0
 sys.exit(0 if ok else 'after the click: spin_a %s, spin_b %s, work %s' % (a, b, w))\""
 
 # --- pprof ------------------------------------------------------------------------------------
-t "pprof: run (.pb.gz)" 0 '' '' -- "$UKSTAP" --profile=499 -o "$T_TMP/p.pb.gz" -c "$S 2"
+t "pprof: run (.pb.gz)" 0 '' '' -- "$UKSTAP" --profile=999 -o "$T_TMP/p.pb.gz" -c "$S 1"
 export HOME="$T_TMP/gohome" GOCACHE="$T_TMP/gohome/cache" GOPATH="$T_TMP/gohome/go"
 # The root frame is the process name of each sample: split, or for a sample taken between the
 # -c child's fork and its exec, ukstap (its name before the exec, as perf names it too).
