@@ -44,7 +44,7 @@ t "bed: a state directory others could swap is refused" 125 '' \
 
 # --- the timeout: the guest is killed (here while it boots: 1 s of qemu), one line, status 124
 t "bed: a timeout kills the guest, one line" 124 '' $'vm: timed out after 1 s: the guest was killed (command: sleep 1000)\n' -- \
-  "$VM" -t 1 -- sleep 1000
+  "$VM" -C 1 -t 1 -- sleep 1000
 
 # --- the compile server (testsuite/vm/compile-server, host-compile), on the host alone: what
 # the subset's guest relies on (testsuite/vm/run-host-tools). Truths: ukstap's own compile of the same module (its cache key
@@ -90,7 +90,8 @@ wait $server 2>/dev/null
 
 # --- one guest: the bed's own checks (status, stdout/stderr, uname, cwd, variables, the
 # read-only root, /tmp, the writable share), then the subset (testsuite/vm/subset.sh).
-# One boot for both: a boot under TCG is ~7 CPU s of make check. The bed's command prints its
+# One boot for both: a boot under TCG is ~7 CPU s of make check. One vCPU (-C 1): under TCG
+# the second one cost this script 64 CPU s against 37 (two runs side by side, 2026-11-26). The bed's command prints its
 # lines and exits 7; before that it runs the subset with its output and status into the
 # writable share (rw/subset.*), which the host reads after the guest is gone.
 # Truths (the bed's): the kernel package's file name (the version booted), the host's $PWD and
@@ -106,7 +107,7 @@ kver=${kver##*/vmlinuz-}
 t0=$SECONDS
 rc=0
 export T_VM_PASSED='a b$c' VM_NOT_PASSED=x
-T_VM_SPLIT=$W/split_prog "$UKSTAP_TOP_SRCDIR/testsuite/vm/run-host-tools" -v -w "$W/rw" -t 900 -- bash -c '
+T_VM_SPLIT=$W/split_prog "$UKSTAP_TOP_SRCDIR/testsuite/vm/run-host-tools" -v -C 1 -w "$W/rw" -t 900 -- bash -c '
   bash "$2" > "$1/rw/subset.out" 2> "$1/rw/subset.err"; echo $? > "$1/rw/subset.rc"
   echo out-first; echo err-first >&2; uname -r; pwd; echo "${T_VM_PASSED-unset}|${VM_NOT_PASSED-unset}"
   cat <(echo process-substitution)
