@@ -25,7 +25,7 @@ export -f share
 NL=$'\n'
 
 # --- folded stacks (the default; also -o *.folded) -------------------------------------------
-t "folded: run" 0 '' '' -- "$UKSTAP" --profile=499 -o "$T_TMP/p.folded" -c "$S 2"
+t "folded: run" 0 '' '' -- "$UKSTAP" --profile=999 -o "$T_TMP/p.folded" -c "$S 1"
 t "folded: 'comm;root;...;leaf N' lines, main's stacks through _start" 0 '' '' -- bash -c "
   grep -q '^split;_start;__libc_start_main;__libc_start_call_main;main;work;spin_a;burn [0-9]*\$' '$T_TMP/p.folded' &&
   ! grep -qv '^[^;]*;.* [0-9][0-9]*\$' '$T_TMP/p.folded' || { cat '$T_TMP/p.folded'; exit 1; }"
@@ -60,7 +60,7 @@ t "children of -c: every return address follows a call (objdump)" 0 '' '' -- bas
   python3 '$UKSTAP_TOP_SRCDIR/testsuite/e2e/ustack_check.py' callsites '$T_TMP/kids.out' 100"
 
 # --- SVG -------------------------------------------------------------------------------------
-t "svg: run (format from the extension)" 0 '' '' -- "$UKSTAP" --profile=499 -o "$T_TMP/p.svg" -c "$S 2"
+t "svg: run (format from the extension)" 0 '' '' -- "$UKSTAP" --profile=999 -o "$T_TMP/p.svg" -c "$S 1"
 t "svg: well-formed XML; spin_a/spin_b frame widths 3:1 (+- 5%), tooltips with counts" 0 '' '' -- python3 -c "
 import re, sys, xml.etree.ElementTree as ET
 ns = '{http://www.w3.org/2000/svg}'
@@ -98,7 +98,7 @@ ok = abs(a[2] - 1180) < 0.5 and 'display: none' in b[0] and abs(w[2] - 1180) < 0
 sys.exit(0 if ok else 'after the click: spin_a %s, spin_b %s, work %s' % (a, b, w))\""
 
 # --- pprof ------------------------------------------------------------------------------------
-t "pprof: run (.pb.gz)" 0 '' '' -- "$UKSTAP" --profile=499 -o "$T_TMP/p.pb.gz" -c "$S 2"
+t "pprof: run (.pb.gz)" 0 '' '' -- "$UKSTAP" --profile=999 -o "$T_TMP/p.pb.gz" -c "$S 1"
 export HOME="$T_TMP/gohome" GOCACHE="$T_TMP/gohome/cache" GOPATH="$T_TMP/gohome/go"
 # The root frame is the process name of each sample: split, or for a sample taken between the
 # -c child's fork and its exec, ukstap (its name before the exec, as perf names it too).
@@ -126,25 +126,51 @@ t "pprof: --format=pprof wins over the extension; the file is gzip" 0 '' '' -- b
 # after a fixed time: on a loaded machine the background job may not have exec'd when a cached
 # ukstap starts, and its samples would be the shell's (named as it, or not at all).
 ln -s "$UKSTAP" "$T_TMP/uk-self"
+# The program is stopped (SIGSTOP) from its exec until ukstap -v says the sampling is on ("Pass 5:
+# started"): its mappings are read from /proc at the start, as for any process already running,
+# and it does not spin through ukstap's start-up (seconds of CPU time on a loaded machine).
 cat > "$T_TMP/exec_wait.sh" <<'EOS'
-exec_wait() {  # exec_wait PID PROGRAM: until PID runs PROGRAM (60 s at most)
+exec_wait() {  # exec_wait PID PROGRAM: until PID runs PROGRAM (60 s at most), then stops it
   local i
-  for i in $(seq 600); do [ "$(readlink "/proc/$1/exe")" = "$2" ] && return 0; sleep 0.1; done
+  for i in $(seq 600); do [ "$(readlink "/proc/$1/exe")" = "$2" ] && kill -STOP "$1" && return 0; sleep 0.1; done
   echo "pid $1 never ran $2" >&2; return 1
+}
+# cont_when_started PID FIFO LOG: once ukstap -v (stderr into FIFO) has started, continue PID;
+# ukstap's stderr goes on into LOG without -v's own lines (the passes, the exit's counts, the
+# files of other processes without an unwind table: loader/unwind_tables.cpp says those under
+# -v only); returns when ukstap has closed its stderr
+verbose_only='^(Pass [0-9]: |User stacks: |VMA tracker: |Kernel stacks: |WARNING: no unwind table for )'
+cont_when_started() {
+  local l
+  exec 8< "$2"
+  while IFS= read -r -u 8 l; do
+    [[ $l == "Pass 5: started"* ]] && break
+    printf '%s\n' "$l"
+  done > "$3.v"
+  kill -CONT "$1"
+  cat <&8 >> "$3.v"
+  grep -Ev "$verbose_only" "$3.v" > "$3"
 }
 EOS
 t "system-wide -T 1: other processes sampled, ukstap itself not" 0 '' '' -- bash -c "
   . '$T_TMP/exec_wait.sh'
   '$S' 60 & sp=\$!
   exec_wait \$sp '$S' || { kill \$sp; exit 1; }
-  '$T_TMP/uk-self' --profile=199 -T 1 -o '$T_TMP/all.folded' 2> '$T_TMP/all.err'; rc=\$?; kill \$sp; wait \$sp 2>/dev/null
+  mkfifo '$T_TMP/all.fifo'
+  '$T_TMP/uk-self' -v --profile=199 -T 1 -o '$T_TMP/all.folded' 2> '$T_TMP/all.fifo' & up=\$!
+  cont_when_started \$sp '$T_TMP/all.fifo' '$T_TMP/all.err'
+  wait \$up; rc=\$?; kill \$sp; wait \$sp 2>/dev/null
   [ \$rc = 0 ] && grep -q '^split;' '$T_TMP/all.folded' && ! grep -q '^uk-self;' '$T_TMP/all.folded' &&
   ! grep -Ev '^WARNING: ([0-9]* of [0-9]* user stacks were cut short|Number of lost VMA side-band records): ' '$T_TMP/all.err' >&2"
 t "-x PID -T 1: that process's stacks only" 0 '' '' -- bash -c "
   . '$T_TMP/exec_wait.sh'
   '$S' 60 & pid=\$!
   exec_wait \$pid '$S' || { kill \$pid; exit 1; }
-  '$UKSTAP' --profile=199 -x \$pid -T 1 -o '$T_TMP/x.folded'; rc=\$?; kill \$pid 2>/dev/null; wait \$pid 2>/dev/null
+  mkfifo '$T_TMP/x.fifo'
+  '$UKSTAP' -v --profile=199 -x \$pid -T 1 -o '$T_TMP/x.folded' 2> '$T_TMP/x.fifo' & up=\$!
+  cont_when_started \$pid '$T_TMP/x.fifo' '$T_TMP/x.err'
+  wait \$up; rc=\$?; kill \$pid 2>/dev/null; wait \$pid 2>/dev/null
+  cat '$T_TMP/x.err' >&2
   [ \$rc = 0 ] && grep -q '^split;.*;work;spin_a;burn [0-9]*\$' '$T_TMP/x.folded' && ! grep -qv '^split;' '$T_TMP/x.folded'"
 t "--format=png is refused" 1 '' "ukstap: Invalid --format 'png' (folded, svg or pprof).${NL}Try 'ukstap --help' for more information.${NL}" -- "$UKSTAP" --profile --format=png -c true
 t "--profile with a script is refused" 1 '' "ukstap: --profile runs its own sampling script: give no script (-e or a file).${NL}Try 'ukstap --help' for more information.${NL}" -- "$UKSTAP" --profile -e 'probe begin {}'

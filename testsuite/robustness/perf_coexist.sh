@@ -26,6 +26,9 @@ comm=$(basename "$prog" | cut -c1-15)
 # tracepoint meanwhile; both must count N.
 coexist() {
   local name=$1 probe=$2 out=$T_TMP/uk.out
+  # Removed first: the background job truncates it only once it runs, and the wait below could
+  # read the previous run's "ready" before that (seen once: perf ran before the attach, "ukstap 0").
+  rm -f "$out"
   "$UKSTAP" -e "global n
     probe $probe { if (execname() == \"$comm\") n++ }
     probe begin { println(\"ready\") }
