@@ -15,11 +15,7 @@
 #include "ast_builders.h"
 #include "driver/passes.h"
 #include "driver/session.h"
-
-#if __has_include("parse/parser.cpp") || defined(UKSTAP_HAVE_PARSER)
-#define UKSTAP_TEST_ROUNDTRIP 1
 #include "parse/parser.h"
-#endif
 
 using namespace ukstap;
 using namespace ukstap::ast;
@@ -486,8 +482,6 @@ TEST_CASE("printer: reparsable mode", "[printer]") {
         "}");
 }
 
-#ifdef UKSTAP_TEST_ROUNDTRIP
-
 namespace {
 
 // Drops the null statements that stap's own output introduces (the ";" line after an `if`,
@@ -593,5 +587,3 @@ TEST_CASE("printer: print -> parse -> print is a fixed point", "[printer][roundt
     }
   }
 }
-
-#endif  // UKSTAP_TEST_ROUNDTRIP

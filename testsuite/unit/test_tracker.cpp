@@ -35,8 +35,6 @@
 #include "common/stp_vma.h"
 #include "vma-tracker/tracker.h"
 
-extern char** environ;
-
 using namespace ukstap::vma;
 
 namespace {
