@@ -92,8 +92,9 @@ wait $server 2>/dev/null
 # read-only root, /tmp, the writable share), then the subset (testsuite/vm/subset.sh).
 # One boot for both: a boot under TCG is ~7 CPU s of make check. One vCPU (-C 1): under TCG
 # the second one cost this script 64 CPU s against 37 (two runs side by side, 2026-11-26). The bed's command prints its
-# lines and exits 7; before that it runs the subset with its output and status into the
-# writable share (rw/subset.*), which the host reads after the guest is gone.
+# lines first, then runs the subset with its output and status into the writable share
+# (rw/subset.*, read by the host after the guest is gone), then exits 7: a subset that hangs or
+# crashes the guest fails "exit 7" and the subset's own line, not the bed's other checks.
 # Truths (the bed's): the kernel package's file name (the version booted), the host's $PWD and
 # variables, seq on the host (the complete output), the host's view of ro/ and rw/ after the
 # guest is gone.
@@ -108,13 +109,13 @@ t0=$SECONDS
 rc=0
 export T_VM_PASSED='a b$c' VM_NOT_PASSED=x
 T_VM_SPLIT=$W/split_prog "$UKSTAP_TOP_SRCDIR/testsuite/vm/run-host-tools" -v -C 1 -w "$W/rw" -t 900 -- bash -c '
-  bash "$2" > "$1/rw/subset.out" 2> "$1/rw/subset.err"; echo $? > "$1/rw/subset.rc"
   echo out-first; echo err-first >&2; uname -r; pwd; echo "${T_VM_PASSED-unset}|${VM_NOT_PASSED-unset}"
   cat <(echo process-substitution)
   echo x > "$1/ro/written" && cat "$1/ro/written"
   echo y > /tmp/f && cat /tmp/f
   echo z > "$1/rw/out"
   seq 1 20000; echo err-last >&2
+  bash "$2" > "$1/rw/subset.out" 2> "$1/rw/subset.err"; echo $? > "$1/rw/subset.rc"
   exit 7' _ "$W" "$UKSTAP_TOP_SRCDIR/testsuite/vm/subset.sh" > "$T_TMP/b.out" 2> "$T_TMP/b.err" || rc=$?
 cat "$W/rw/subset.out" "$W/rw/subset.err" 2> /dev/null
 echo "--- one guest (the bed's checks and the subset): $((SECONDS - t0)) s"

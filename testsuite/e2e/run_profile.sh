@@ -162,13 +162,30 @@ t "system-wide -T 1: other processes sampled, ukstap itself not" 0 '' '' -- bash
   wait \$up; rc=\$?; kill \$sp; wait \$sp 2>/dev/null
   [ \$rc = 0 ] && grep -q '^split;' '$T_TMP/all.folded' && ! grep -q '^uk-self;' '$T_TMP/all.folded' &&
   ! grep -Ev '^WARNING: ([0-9]* of [0-9]* user stacks were cut short|Number of lost VMA side-band records): ' '$T_TMP/all.err' >&2"
-t "-x PID -T 1: that process's stacks only" 0 '' '' -- bash -c "
+# -x PID: without -v (the default exit report: it warns of stacks cut short, -v's report does
+# not), so ukstap's attach is read from /proc: a perf bpf_link in its fdinfo. The run ends once
+# the program has run 0.5 s of its own CPU time (utime, /proc/PID/stat field 14, in 1/100 s),
+# not after a fixed time: on a loaded machine its share of a time window varies.
+cat >> "$T_TMP/exec_wait.sh" <<'EOS'
+attached() {  # attached PID: until PID holds a perf bpf_link (60 s at most, or while it lives)
+  local i
+  for i in $(seq 600); do
+    kill -0 "$1" 2>/dev/null || return 1
+    grep -qs '^link_type:[[:space:]]*perf' /proc/"$1"/fdinfo/* && return 0; sleep 0.1
+  done; return 1
+}
+utime() { awk '{print $14}' "/proc/$1/stat"; }
+ran() {  # ran PID TICKS: until PID's utime has grown by TICKS (120 s at most)
+  local i u0; u0=$(utime "$1") || return 1
+  for i in $(seq 1200); do [ $(($(utime "$1") - u0)) -ge "$2" ] && return 0; sleep 0.1; done; return 1
+}
+EOS
+t "-x PID: that process's stacks only, none cut short" 0 '' '' -- bash -c "
   . '$T_TMP/exec_wait.sh'
   '$S' 60 & pid=\$!
   exec_wait \$pid '$S' || { kill \$pid; exit 1; }
-  mkfifo '$T_TMP/x.fifo'
-  '$UKSTAP' -v --profile=199 -x \$pid -T 1 -o '$T_TMP/x.folded' 2> '$T_TMP/x.fifo' & up=\$!
-  cont_when_started \$pid '$T_TMP/x.fifo' '$T_TMP/x.err'
+  '$UKSTAP' --profile=199 -x \$pid -o '$T_TMP/x.folded' 2> '$T_TMP/x.err' & up=\$!
+  attached \$up && kill -CONT \$pid && ran \$pid 50; kill -INT \$up
   wait \$up; rc=\$?; kill \$pid 2>/dev/null; wait \$pid 2>/dev/null
   cat '$T_TMP/x.err' >&2
   [ \$rc = 0 ] && grep -q '^split;.*;work;spin_a;burn [0-9]*\$' '$T_TMP/x.folded' && ! grep -qv '^split;' '$T_TMP/x.folded'"

@@ -2,6 +2,10 @@
 # The cases make check runs inside the 6.1 guest (testsuite/run-vm.sh boots one guest and runs
 # this file there; sourced helpers: testsuite/e2e-lib.sh). To add a case: one `vt` line below,
 # same arguments as e2e-lib's `t`. Each case prints its seconds ("--- NAME: N s").
+# Two pairs of cases share one ukstap run ("Two cases, one run" below): "loop in a kernel-side
+# probe" + "kernel.function(\"do_sys_openat2\") \$filename", and "print_ubacktrace() in a timer
+# probe" + "uprobe process.function". The second of each reads the first one's output file, and
+# only the first checks the run's stderr: a VM_XFAIL entry must name both cases of a pair.
 #
 # The guest's ukstap cache (XDG_CACHE_HOME, set by testsuite/vm/run to its state directory) is
 # kept: a case's pass-4 objects, compiled once, are reused by the next make check while the
@@ -19,6 +23,7 @@
 # so that the line here is removed with the gap.
 # None today: loops (bpf_loop), --profile -c (no $group_dead), the user-stack walk (6.1's verifier)
 # and kernel.function landed on 2026-11-26.
+# Cases sharing one run (see the header): list both or neither.
 declare -A VM_XFAIL=()
 
 vt() {  # vt NAME ...: e2e-lib's t, or t_xfail when NAME is listed above; prints its seconds
@@ -80,8 +85,8 @@ vt "--profile, system-wide" 0 '' '*' -- bash -c '
   exec {err}< "$3"
   while IFS= read -r -u $err l; do echo "$l" >> "$3.log"; [[ $l == "Pass 5: started"* ]] && break; done
   kill -CONT $p
-  wait $u; rc=$?; kill $p
   cat <&$err >> "$3.log"
+  wait $u; rc=$?; kill $p
   [ $rc = 0 ] && grep -Eq "^split_prog;.*;main;work;spin_[ab];burn [0-9]+$" "$2" || { head -n 5 "$2"; cat "$3.log" >&2; exit 1; }' \
   _ "$S" "$T_TMP/sys.folded" "$T_TMP/sys.fifo"
 
