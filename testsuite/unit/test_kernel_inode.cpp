@@ -47,6 +47,18 @@ stp_cfi_inode key_of(const struct stat& st) {
 
 bool same(const stp_cfi_inode& a, const stp_cfi_inode& b) { return a.ino == b.ino && a.dev == b.dev; }
 
+// One page of `path` mapped as the loader maps it (the descriptor closed: the mapping holds the
+// file), and the file's fstat(2) in `st`.
+loader::FilePage map_page(const std::string& path, struct stat& st) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  REQUIRE(::fstat(fd, &st) == 0);
+  loader::FilePage page(fd);
+  ::close(fd);
+  REQUIRE(page.addr() != nullptr);
+  return page;
+}
+
 // stp_cfi_inode_prog of a module that walks user stacks, compiled by passes 1-4 in-process and
 // loaded alone (never attached); -1 when it cannot be (the reason is FAILed or WARNed).
 int inode_prog_fd() {
@@ -80,11 +92,8 @@ TEST_CASE("kernel_inode_of: nothing asked without a program or a page", "[kernel
   loader::FilePage none(-1);
   CHECK(none.addr() == nullptr);
   test::TempDir dir("kinode");
-  int fd = ::open(dir.write("f", "x").c_str(), O_RDONLY | O_CLOEXEC);
-  REQUIRE(fd >= 0);
-  loader::FilePage page(fd);
-  ::close(fd);  // the mapping holds the file
-  CHECK(page.addr() != nullptr);
+  struct stat st {};
+  loader::FilePage page = map_page(dir.write("f", "x"), st);
   stp_cfi_inode k{};
   CHECK(loader::kernel_inode_of(-1, page, k) == loader::KernelInode::kUnasked);
   CHECK(loader::kernel_inode_of(123456, none, k) == loader::KernelInode::kUnasked);
@@ -112,23 +121,15 @@ TEST_CASE("kernel_inode_of: a file's key is fstat()'s on a filesystem that is no
   test::TempDir dir("kinode");
   for (const char* content : {"some bytes", ""}) {  // an empty file maps too; its page is never read
     INFO("content: '" << content << "'");
-    int fd = ::open(dir.write(content[0] ? "full" : "empty", content).c_str(), O_RDONLY | O_CLOEXEC);
-    REQUIRE(fd >= 0);
     struct stat st {};
-    REQUIRE(::fstat(fd, &st) == 0);
-    loader::FilePage page(fd);
-    ::close(fd);
-    REQUIRE(page.addr() != nullptr);
+    loader::FilePage page = map_page(dir.write(content[0] ? "full" : "empty", content), st);
     stp_cfi_inode k{};
     REQUIRE(loader::kernel_inode_of(prog, page, k) == loader::KernelInode::kNamed);
     CHECK(same(k, key_of(st)));
   }
   // Anonymous memory at the page's address (mapped over it): no file, nothing named.
-  int fd = ::open("/bin/sh", O_RDONLY | O_CLOEXEC);
-  REQUIRE(fd >= 0);
-  loader::FilePage page(fd);
-  ::close(fd);
-  REQUIRE(page.addr() != nullptr);
+  struct stat st {};
+  loader::FilePage page = map_page("/bin/sh", st);
   REQUIRE(::mmap(const_cast<void*>(page.addr()), 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
                  -1, 0) == page.addr());
   stp_cfi_inode k{};
@@ -180,13 +181,8 @@ TEST_CASE("kernel_inode_of: while other threads map and unmap, the right key or 
   if (geteuid() != 0) return test::skip_outside_ci("loading BPF programs needs root");
   int prog = inode_prog_fd();
   REQUIRE(prog >= 0);
-  int fd = ::open("/bin/sh", O_RDONLY | O_CLOEXEC);
-  REQUIRE(fd >= 0);
   struct stat st {};
-  REQUIRE(::fstat(fd, &st) == 0);
-  loader::FilePage page(fd);
-  ::close(fd);
-  REQUIRE(page.addr() != nullptr);
+  loader::FilePage page = map_page("/bin/sh", st);
   // Writers of this process's mmap_lock (bpf_find_vma only trylocks it: -EBUSY while they hold
   // or wait for it).
   std::atomic<bool> stop{false};
