@@ -39,15 +39,21 @@ S='probe syscall.getppid { if (pid() == target()) println("H ", ubacktrace()) }'
 # the whole run is bounded.
 t "first event with ukstap stopped: run (no stack cut short)" 0 '' '' -- on_overlay timeout -s KILL 300 \
   setarch -R "$UKSTAP" -o "$T_TMP/uk.out" -d "$X" --ldd -c "sh $E/progs/first_event_stop.sh $X cont" -e "$S"
-t "first event: ubacktrace() is gdb's stack, every pc" 0 '' '' -- python3 -c '
+# same_as_gdb UK_OUT whole|prefix: the last `H` line's pcs against gdb's first STACK (5 frames at
+# least): all of them, or a non-empty prefix of them (a walk that stopped, never a wrong frame).
+SAME_AS_GDB='
 import sys
 gdb = [l.split()[1:] for l in open(sys.argv[1]) if l.startswith("STACK ")]
 uk = [l.split()[1:] for l in open(sys.argv[2]) if l.startswith("H ")]
 want = [int(x, 16) for x in gdb[0]] if gdb else None
 got = [int(x, 16) for x in uk[-1]] if uk else None
-if not want or len(want) < 5 or got != want:
+whole = sys.argv[3] == "whole"
+ok = want and len(want) >= 5 and got and (got == want if whole else got == want[:len(got)])
+if not ok:
     sys.exit("gdb:     %s\nukstap:  %s" % (" ".join(map(hex, want or [])), " ".join(map(hex, got or []))))
-' "$T_TMP/gdb.out" "$T_TMP/uk.out"
+'
+same_as_gdb() { python3 -c "$SAME_AS_GDB" "$T_TMP/gdb.out" "$1" "$2"; }
+t "first event: ubacktrace() is gdb's stack, every pc" 0 '' '' -- same_as_gdb "$T_TMP/uk.out" whole
 
 # A kernel whose verifier refuses stp_cfi_inode_prog (-D STP_TEST_REFUSE_INODE_PROG makes it load
 # through a scalar) loses the kernel's inode keys, not the module: ukstap loads again without it
@@ -65,19 +71,10 @@ t "inode program refused: -v counts the files keyed by stat()" 0 '' '' -- \
 # Where the lower path or libc is itself on an overlay (the 6.1 test bed's root), stat() misses
 # there too: the walk stops where it has no table, so the stack is a prefix of gdb's (never a
 # frame gdb does not have), the program's getppid frame at least.
-whole=1
+pcs=whole
 for f in "$LOW" "$(ldd "$LOW" | awk '/libc\.so/ {print $3}')"; do
-  [ "$(stat -f -c %T "$f" 2> /dev/null)" = overlayfs ] && whole=0
+  [ "$(stat -f -c %T "$f" 2> /dev/null)" = overlayfs ] && pcs=prefix
 done
-t "inode program refused: ubacktrace() off the overlay is gdb's stack, $([ $whole = 1 ] && echo 'every pc' || echo 'a prefix of its pcs (this root is an overlay)')" 0 '' '' -- python3 -c '
-import sys
-gdb = [l.split()[1:] for l in open(sys.argv[1]) if l.startswith("STACK ")]
-uk = [l.split()[1:] for l in open(sys.argv[2]) if l.startswith("H ")]
-want = [int(x, 16) for x in gdb[0]] if gdb else None
-got = [int(x, 16) for x in uk[-1]] if uk else None
-whole = sys.argv[3] == "1"
-ok = want and len(want) >= 5 and got and (got == want if whole else got == want[:len(got)])
-if not ok:
-    sys.exit("gdb:     %s\nukstap:  %s" % (" ".join(map(hex, want or [])), " ".join(map(hex, got or []))))
-' "$T_TMP/gdb.out" "$T_TMP/uk2.out" "$whole"
+t "inode program refused: ubacktrace() off the overlay is gdb's stack, $([ $pcs = whole ] && echo 'every pc' || echo 'a prefix of its pcs (this root is an overlay)')" 0 '' '' -- \
+  same_as_gdb "$T_TMP/uk2.out" $pcs
 t_done
