@@ -50,9 +50,12 @@ t "... and the damaged PCH is gone" 0 '' '' -- test ! -e "$PCH"
 
 # --- vmlinux.h made again: the PCH made from the old one goes with it ---------------------------
 # (clang checks a PCH's header by size only: another bpftool's output of the same size would be
-# served the old declarations). Truth: find(1), the PCH's inode before and after.
+# served the old declarations). Truth: find(1), the PCH's inode before and after. A hard link
+# outside the cache holds the old inode, so a new PCH cannot be given its number again (ext4
+# reuses a freed inode at once, and the new PCH has the same name).
 obj "$P" "$(script setsid)" > /dev/null  # a new module: a PCH again
 old=$(pchs "$P" '%i')
+ln "$(pchs "$P" %p)" "$T_TMP/old.pch"
 VH=$(dirname "$(pchs "$P" %p)")/vmlinux.h
 rm "$VH"
 t "vmlinux.h removed: the next compile makes it again and succeeds" 0 '~/stap_.*\.bpf\.o$' '' -- obj "$P" "$(script fsync)"
