@@ -106,6 +106,118 @@ static __always_inline enum stp_pc_where stp__pc_file(struct stp_uwalk *uw,
   return STP_PC_TABLE;
 }
 
+/* The row search of a page (bpf/stp_bpf_cfi_tables.h) as a global function: its bpf_loop
+ * callback is checked over its iterations once per program, not once per state its caller
+ * arrives in. Returns the index of the last row whose pc <= rel, or `ans` when none is. */
+STP_RT_FN(stp_cfi_row_search)
+long stp_cfi_row_search(uint64_t rel, int64_t lo, int64_t hi, int64_t ans, uint32_t first)
+{
+  struct stp__rowsearch rs = { rel, lo, hi, ans, first };
+  bpf_loop(32, stp__rowsearch_cb, &rs, 0);
+  return rs.ans;
+}
+
+/* What stp_pc_file found for a pc in a file with a table. */
+struct stp_pc_file_ans {
+  uint64_t bias;         /* the file's load bias */
+  uint32_t file_id;      /* its stp_cfi_files key */
+  uint32_t from_mirror;  /* found through the VMA mirror (not the kernel's VMA) */
+};
+
+/* stp__pc_file for the current frame's pc, as a global function: the mapping search and the
+ * kernel's VMA answer (bpf_find_vma, the cache of its answers) are checked once per program;
+ * inlined, the verifier went through them again for each state the row search then forked
+ * into. Returns an enum stp_pc_where; STP_PC_TABLE fills *a. */
+STP_RT_FN(stp_pc_file)
+int stp_pc_file(struct stp_uwalk *uw, struct stp_proc_vmas *vm, struct stp_pc_file_ans *a)
+{
+  struct stp_cfi_file *f = 0;
+  uint64_t bias = 0;
+  uint32_t file_id = 0;
+  int from_mirror = 0;
+  enum stp_pc_where where;
+  if (!uw || !a)
+    return STP_PC_UNKNOWN;
+  where = stp__pc_file(uw, vm, uw->regs.pc, &file_id, &bias, &f, &from_mirror);
+  a->bias = bias;
+  a->file_id = file_id;
+  a->from_mirror = from_mirror;
+  return where;
+}
+
+/* The rule key (stp_cfi_rules) of the current frame's row, or -1 - where (enum stp_pc_where)
+ * when the pc has no row (no file, no FDE; STP_PC_TABLE then too for a pc outside its file's
+ * rows). A global function, so the verifier checks the mapping search, the kernel's VMA answer
+ * and the row search once per program, whatever state its caller is in (inlined, they were
+ * checked again for every state the walk reached them in: most of the walk's verifier work).
+ * It returns a number, not the row: a global function cannot return a map value pointer. */
+STP_RT_FN(stp_cfi_row_key)
+int stp_cfi_row_key(struct stp_uwalk *uw, struct stp_proc_vmas *vm, struct stp_rowcache *rc)
+{
+  struct stp_rowcache_ent *ce = 0;
+  struct stp_cfi_file *f = 0;
+  struct stp_cfi_row *row;
+  uint64_t rel, bias = 0, pc;
+  int64_t idx;
+  uint32_t key, first, file_id = 0, exact;
+  int from_mirror = 0;
+  enum stp_pc_where where;
+  if (!uw)
+    return -1 - STP_PC_UNKNOWN;
+  pc = uw->regs.pc;
+  exact = uw->regs.exact_pc;
+  if (rc && vm) {
+    ce = &rc->e[stp__rowcache_slot(pc)];
+    if (!exact && ce->pc == pc && ce->tgid == uw->tgid && ce->gen == vm->gen && ce->exact == 0)
+      return ce->row & 0x7fffffff;
+  }
+  struct stp_pc_file_ans fa = {};
+  where = (enum stp_pc_where)stp_pc_file(uw, vm, &fa);
+  if (where != STP_PC_TABLE)
+    return -1 - (int)where;
+  file_id = fa.file_id;
+  bias = fa.bias;
+  from_mirror = fa.from_mirror;
+  f = bpf_map_lookup_elem(&stp_cfi_files, &file_id);
+  if (!f)
+    return -1 - STP_PC_TABLE;
+  rel = pc - bias - (exact ? 0 : 1);  /* a return address may follow a last call */
+  if (rel < f->base)
+    return -1 - STP_PC_TABLE;
+  rel -= f->base;
+  first = f->first;
+  /* The page's rows: `first` covers its first byte, first+1 .. last start in it. */
+  uint64_t page = rel >> (f->page_shift & 31);
+  if (page >= f->npages)
+    return -1 - STP_PC_TABLE;  /* past the last row's page: no FDE */
+  struct stp_cfi_elem *pe = stp__pool_elem(f->page_first + (uint32_t)page);
+  if (!pe)
+    return -1 - STP_PC_TABLE;
+  idx = stp_cfi_row_search(rel & ((1ull << (f->page_shift & 31)) - 1), pe->page.first + 1,
+                           pe->page.last, pe->page.first, first);
+  struct stp_cfi_elem *re = stp__pool_elem(first + (uint32_t)(idx >> 1));
+  if (!re)
+    return -1 - STP_PC_TABLE;
+  key = re->rows[idx & 1].rule;
+  row = bpf_map_lookup_elem(&stp_cfi_rules, &key);
+  if (!row || key > 0x7fffffff)
+    return -1 - STP_PC_TABLE;
+  if (STP_ROW_CFA_KIND(row) == STP_CFA_INVALID && row->fp_off == STP_INV_NO_FDE)
+    return -1 - STP_PC_TABLE;  /* between FDEs: no table for this pc */
+  /* Return addresses only (exact_pc == 0). Caching the leaf's row too cut ~12% of the timer
+   * samples of a multi-threaded sort short with a bad frame at their second step, although a
+   * check found the cached and the searched rows equal; until that is understood, the leaf is
+   * always searched (one search per walk). */
+  if (ce && from_mirror && !exact) {
+    ce->pc = pc;
+    ce->tgid = uw->tgid;
+    ce->gen = vm->gen;
+    ce->row = key;
+    ce->exact = exact;
+  }
+  return (int)key;
+}
+
 /* The row for the current frame, or 0 when the pc has no table (no file, no FDE); *where says
  * what pc is in (stp__pc_file's answer; STP_PC_TABLE for a cache hit). */
 static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm,
@@ -113,61 +225,15 @@ static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm
                                                         struct stp_uregs *r,
                                                         enum stp_pc_where *where)
 {
-  struct stp_uwalk *uw = (struct stp_uwalk *)r;
-  struct stp_rowcache_ent *ce = 0;
-  struct stp_cfi_file *f = 0;
-  struct stp_cfi_row *row;
-  uint64_t rel, bias = 0;
-  int64_t idx;
-  uint32_t key, first, file_id = 0;
-  int from_mirror = 0;
-  if (rc && vm) {
-    ce = &rc->e[stp__rowcache_slot(r->pc)];
-    if (!r->exact_pc && ce->pc == r->pc && ce->tgid == uw->tgid && ce->gen == vm->gen &&
-        ce->exact == 0) {
-      key = ce->row;
-      *where = STP_PC_TABLE;
-      return bpf_map_lookup_elem(&stp_cfi_rules, &key);
-    }
+  int got = stp_cfi_row_key((struct stp_uwalk *)r, vm, rc);
+  uint32_t key;
+  if (got < 0) {
+    *where = (enum stp_pc_where)(-1 - got);
+    return 0;
   }
-  *where = stp__pc_file(uw, vm, r->pc, &file_id, &bias, &f, &from_mirror);
-  if (*where != STP_PC_TABLE || !f)
-    return 0;
-  rel = r->pc - bias - (r->exact_pc ? 0 : 1);  /* a return address may follow a last call */
-  if (rel < f->base)
-    return 0;
-  rel -= f->base;
-  first = f->first;
-  /* The page's rows: `first` covers its first byte, first+1 .. last start in it. */
-  uint64_t page = rel >> (f->page_shift & 31);
-  if (page >= f->npages)
-    return 0;  /* past the last row's page: no FDE */
-  struct stp_cfi_elem *pe = stp__pool_elem(f->page_first + (uint32_t)page);
-  if (!pe)
-    return 0;
-  struct stp__rowsearch rs = { rel & ((1ull << (f->page_shift & 31)) - 1), pe->page.first + 1,
-                               pe->page.last, pe->page.first, first };
-  bpf_loop(32, stp__rowsearch_cb, &rs, 0);
-  idx = rs.ans;
-  struct stp_cfi_elem *re = stp__pool_elem(first + (uint32_t)(idx >> 1));
-  if (!re)
-    return 0;
-  key = re->rows[idx & 1].rule;
-  row = bpf_map_lookup_elem(&stp_cfi_rules, &key);
-  if (row && STP_ROW_CFA_KIND(row) == STP_CFA_INVALID && row->fp_off == STP_INV_NO_FDE)
-    return 0;  /* between FDEs: no table for this pc */
-  /* Return addresses only (exact_pc == 0). Caching the leaf's row too cut ~12% of the timer
-   * samples of a multi-threaded sort short with a bad frame at their second step, although a
-   * check found the cached and the searched rows equal; until that is understood, the leaf is
-   * always searched (one search per walk). */
-  if (row && ce && from_mirror && !r->exact_pc) {
-    ce->pc = r->pc;
-    ce->tgid = uw->tgid;
-    ce->gen = vm->gen;
-    ce->row = key;
-    ce->exact = r->exact_pc;
-  }
-  return row;
+  key = (uint32_t)got;
+  *where = STP_PC_TABLE;
+  return bpf_map_lookup_elem(&stp_cfi_rules, &key);
 }
 
 #endif /* STP_BPF_FRAME_ROW_H */

@@ -87,16 +87,35 @@ static __always_inline long stp__uread_raw(struct stp_uregs *r, void *dst, uint3
 
 #include "bpf/stp_bpf_uwalk_chain.h"
 
-/* A DWARF step's read of the stack: the window, and noted for the caller-chain cache. */
+/* A DWARF step's read of a stack word: the window, and noted for the caller-chain cache; the
+ * word lands in uw->rd_word. A global function: the verifier checks the window's refill logic
+ * once per program (inlined, it was checked again at each of a step's seven reads, for every
+ * state the step was reached in). 0: read. */
+STP_RT_FN(stp_uread_word)
+int stp_uread_word(struct stp_uwalk *uw, uint64_t addr)
+{
+  uint64_t v = 0;
+  long rc;
+  if (!uw)
+    return -1;
+  rc = stp__uread_raw(&uw->regs, &v, 8, addr);
+#ifndef STP_NO_CHAIN_CACHE
+  if (uw->ch_on)
+    stp__chain_note(uw, addr, 8, rc, &v);
+#endif
+  uw->rd_word = v;
+  return rc ? -1 : 0;
+}
+
+/* STP_UNWIND_READ_REGS of the CFI step: every one reads a word (size 8). dst is written on
+ * success only (a failed read leaves it as it was; the step then stops, or marks rbx unknown). */
 static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t size, uint64_t addr)
 {
   struct stp_uwalk *uw = (struct stp_uwalk *)r;
-  long rc = stp__uread_raw(r, dst, size, addr);
-#ifndef STP_NO_CHAIN_CACHE
-  if (uw->ch_on)
-    stp__chain_note(uw, addr, size, rc, dst);
-#endif
-  return rc;
+  if (size != 8 || stp_uread_word(uw, addr) != 0)
+    return -1;
+  *(uint64_t *)dst = uw->rd_word;
+  return 0;
 }
 
 /* bpf_loop's ctx must point to the stack: it carries the context pointer. */

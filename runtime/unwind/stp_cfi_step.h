@@ -235,6 +235,7 @@ struct stp_uwalk {
     uint64_t winq[(STP_UWIN + 16) / 8];  /* the same bytes as words (aligned reads) */
   };
   uint64_t vma_hint;           /* index of the mapping the last frame was in */
+  uint64_t rd_word;            /* the word stp_uread_word read (bpf/stp_bpf_uwalk.h) */
   uint32_t mirror_miss;        /* a pc was not in the VMA mirror: ask user space to catch up */
   uint32_t own_gen;            /* the process's own mirror version (gen + 1; 0: none) */
   /* The last walk's leaf (bpf/stp_bpf_uwalk.h, stp__leaf_row): kept across walks of this
