@@ -126,8 +126,8 @@ struct stp_pc_file_ans {
 
 /* stp__pc_file for the current frame's pc, as a global function: the mapping search and the
  * kernel's VMA answer (bpf_find_vma, the cache of its answers) are checked once per program;
- * inlined, the verifier went through them again for each state the row search then forked
- * into. Returns an enum stp_pc_where; STP_PC_TABLE fills *a. */
+ * inlined, the verifier went through them again for each state the walk reached them in.
+ * Returns an enum stp_pc_where; STP_PC_TABLE fills *a. */
 STP_RT_FN(stp_pc_file)
 int stp_pc_file(struct stp_uwalk *uw, struct stp_proc_vmas *vm, struct stp_pc_file_ans *a)
 {
@@ -145,70 +145,58 @@ int stp_pc_file(struct stp_uwalk *uw, struct stp_proc_vmas *vm, struct stp_pc_fi
   return where;
 }
 
-/* The rule key (stp_cfi_rules) of the current frame's row, or -1 - where (enum stp_pc_where)
- * when the pc has no row (no file, no FDE; STP_PC_TABLE then too for a pc outside its file's
- * rows). A global function, so the verifier checks the mapping search, the kernel's VMA answer
- * and the row search once per program, whatever state its caller is in (inlined, they were
- * checked again for every state the walk reached them in: most of the walk's verifier work).
- * It returns a number, not the row: a global function cannot return a map value pointer. */
+/* The rule key (stp_cfi_rules) of the current frame's row in the file stp_pc_file found (*a),
+ * or -1 when it has none there (before the file's first row, no FDE); a row found through the
+ * mirror for a return address goes into the row cache. A global function: the verifier checks
+ * the row search once per program. It returns a number: a global function cannot return a map
+ * value pointer. The caller calls stp_pc_file, then this: nested, the two functions' stacks
+ * added to the walk's exceed 6.1's 512 bytes for a call chain. */
 STP_RT_FN(stp_cfi_row_key)
-int stp_cfi_row_key(struct stp_uwalk *uw, struct stp_proc_vmas *vm, struct stp_rowcache *rc)
+int stp_cfi_row_key(struct stp_uwalk *uw, struct stp_proc_vmas *vm, struct stp_rowcache *rc,
+                    struct stp_pc_file_ans *a)
 {
-  struct stp_rowcache_ent *ce = 0;
-  struct stp_cfi_file *f = 0;
+  struct stp_cfi_file *f;
   struct stp_cfi_row *row;
-  uint64_t rel, bias = 0, pc;
+  uint64_t rel, pc;
   int64_t idx;
-  uint32_t key, first, file_id = 0, exact;
-  int from_mirror = 0;
-  enum stp_pc_where where;
-  if (!uw)
-    return -1 - STP_PC_UNKNOWN;
+  uint32_t key, first, file_id, exact;
+  if (!uw || !a)
+    return -1;
   pc = uw->regs.pc;
   exact = uw->regs.exact_pc;
-  if (rc && vm) {
-    ce = &rc->e[stp__rowcache_slot(pc)];
-    if (!exact && ce->pc == pc && ce->tgid == uw->tgid && ce->gen == vm->gen && ce->exact == 0)
-      return ce->row & 0x7fffffff;
-  }
-  struct stp_pc_file_ans fa = {};
-  where = (enum stp_pc_where)stp_pc_file(uw, vm, &fa);
-  if (where != STP_PC_TABLE)
-    return -1 - (int)where;
-  file_id = fa.file_id;
-  bias = fa.bias;
-  from_mirror = fa.from_mirror;
+  file_id = a->file_id;
   f = bpf_map_lookup_elem(&stp_cfi_files, &file_id);
   if (!f)
-    return -1 - STP_PC_TABLE;
-  rel = pc - bias - (exact ? 0 : 1);  /* a return address may follow a last call */
+    return -1;
+  rel = pc - a->bias - (exact ? 0 : 1);  /* a return address may follow a last call */
   if (rel < f->base)
-    return -1 - STP_PC_TABLE;
+    return -1;
   rel -= f->base;
   first = f->first;
   /* The page's rows: `first` covers its first byte, first+1 .. last start in it. */
   uint64_t page = rel >> (f->page_shift & 31);
   if (page >= f->npages)
-    return -1 - STP_PC_TABLE;  /* past the last row's page: no FDE */
+    return -1;  /* past the last row's page: no FDE */
   struct stp_cfi_elem *pe = stp__pool_elem(f->page_first + (uint32_t)page);
   if (!pe)
-    return -1 - STP_PC_TABLE;
+    return -1;
   idx = stp_cfi_row_search(rel & ((1ull << (f->page_shift & 31)) - 1), pe->page.first + 1,
                            pe->page.last, pe->page.first, first);
   struct stp_cfi_elem *re = stp__pool_elem(first + (uint32_t)(idx >> 1));
   if (!re)
-    return -1 - STP_PC_TABLE;
+    return -1;
   key = re->rows[idx & 1].rule;
   row = bpf_map_lookup_elem(&stp_cfi_rules, &key);
   if (!row || key > 0x7fffffff)
-    return -1 - STP_PC_TABLE;
+    return -1;
   if (STP_ROW_CFA_KIND(row) == STP_CFA_INVALID && row->fp_off == STP_INV_NO_FDE)
-    return -1 - STP_PC_TABLE;  /* between FDEs: no table for this pc */
+    return -1;  /* between FDEs: no table for this pc */
   /* Return addresses only (exact_pc == 0). Caching the leaf's row too cut ~12% of the timer
    * samples of a multi-threaded sort short with a bad frame at their second step, although a
    * check found the cached and the searched rows equal; until that is understood, the leaf is
    * always searched (one search per walk). */
-  if (ce && from_mirror && !exact) {
+  if (rc && vm && a->from_mirror && !exact) {
+    struct stp_rowcache_ent *ce = &rc->e[stp__rowcache_slot(pc)];
     ce->pc = pc;
     ce->tgid = uw->tgid;
     ce->gen = vm->gen;
@@ -219,20 +207,34 @@ int stp_cfi_row_key(struct stp_uwalk *uw, struct stp_proc_vmas *vm, struct stp_r
 }
 
 /* The row for the current frame, or 0 when the pc has no table (no file, no FDE); *where says
- * what pc is in (stp__pc_file's answer; STP_PC_TABLE for a cache hit). */
+ * what pc is in (stp__pc_file's answer; STP_PC_TABLE for a cache hit). The walk's own part
+ * (stp_uwalk_frame) is the row cache; the rest is in the two global functions above. */
 static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm,
                                                         struct stp_rowcache *rc,
                                                         struct stp_uregs *r,
                                                         enum stp_pc_where *where)
 {
-  int got = stp_cfi_row_key((struct stp_uwalk *)r, vm, rc);
+  struct stp_uwalk *uw = (struct stp_uwalk *)r;
+  struct stp_pc_file_ans fa = {};
   uint32_t key;
-  if (got < 0) {
-    *where = (enum stp_pc_where)(-1 - got);
-    return 0;
+  int got;
+  if (rc && vm) {
+    struct stp_rowcache_ent *ce = &rc->e[stp__rowcache_slot(r->pc)];
+    if (!r->exact_pc && ce->pc == r->pc && ce->tgid == uw->tgid && ce->gen == vm->gen &&
+        ce->exact == 0) {
+      key = ce->row;
+      *where = STP_PC_TABLE;
+      return bpf_map_lookup_elem(&stp_cfi_rules, &key);
+    }
   }
+  got = stp_pc_file(uw, vm, &fa);
+  *where = (enum stp_pc_where)got;
+  if (got != STP_PC_TABLE)
+    return 0;
+  got = stp_cfi_row_key(uw, vm, rc, &fa);
+  if (got < 0)
+    return 0;
   key = (uint32_t)got;
-  *where = STP_PC_TABLE;
   return bpf_map_lookup_elem(&stp_cfi_rules, &key);
 }
 

@@ -75,21 +75,23 @@ struct {
   __type(value, struct stp__kvma_cache);
 } stp_kvma_cache SEC(".maps");
 
-static __always_inline uint64_t stp__kvma_check(const struct stp__kvma_ent *e, uint32_t tgid,
-                                                uint64_t mm)
+static __always_inline uint64_t stp__kvma_check(const struct stp__kvma *kv, uint64_t time_ns,
+                                                uint32_t gen, uint32_t tgid, uint64_t mm)
 {
-  uint64_t h = stp_fnv_u64(STP_FNV_OFFSET, e->kv.start);
-  h = stp_fnv_u64(h, e->kv.end);
-  h = stp_fnv_u64(h, e->kv.pgoff);
-  h = stp_fnv_u64(h, e->kv.ino);
-  h = stp_fnv_u64(h, ((uint64_t)e->kv.dev << 32) | e->kv.vdso);
-  h = stp_fnv_u64(h, e->time_ns);
-  h = stp_fnv_u64(h, ((uint64_t)tgid << 32) | e->gen);
+  uint64_t h = stp_fnv_u64(STP_FNV_OFFSET, kv->start);
+  h = stp_fnv_u64(h, kv->end);
+  h = stp_fnv_u64(h, kv->pgoff);
+  h = stp_fnv_u64(h, kv->ino);
+  h = stp_fnv_u64(h, ((uint64_t)kv->dev << 32) | kv->vdso);
+  h = stp_fnv_u64(h, time_ns);
+  h = stp_fnv_u64(h, ((uint64_t)tgid << 32) | gen);
   return stp_fnv_u64(h, mm);
 }
 
-/* The cached mapping at pc of the current process (tgid) into *kv; 0 when there is none. Each
- * entry is copied before it is checked: a copy torn by a writer on another CPU fails its hash. */
+/* The cached mapping at pc of the current process (tgid) into *kv; 0 when there is none (*kv
+ * then all zero). Each entry is copied (its mapping into *kv, the rest into locals: no second
+ * copy of an entry on the BPF stack, which the walk's call chain has little of) before it is
+ * checked: a copy torn by a writer on another CPU fails its hash. */
 static __always_inline int stp__kvma_cached(uint32_t tgid, uint64_t pc, uint32_t own_gen,
                                             struct stp__kvma *kv)
 {
@@ -101,13 +103,14 @@ static __always_inline int stp__kvma_cached(uint32_t tgid, uint64_t pc, uint32_t
   mm = (uint64_t)BPF_CORE_READ(bpf_get_current_task_btf(), mm);
   now = bpf_ktime_get_ns();
   for (int i = 0; i < STP_KVMA_WAYS; i++) {
-    struct stp__kvma_ent e = c->e[i];
-    if (e.kv.found && pc >= e.kv.start && pc < e.kv.end && e.gen == own_gen &&
-        now - e.time_ns < STP_KVMA_TTL_NS && e.check == stp__kvma_check(&e, tgid, mm)) {
-      *kv = e.kv;
+    *kv = c->e[i].kv;
+    uint64_t time_ns = c->e[i].time_ns, check = c->e[i].check;
+    uint32_t gen = c->e[i].gen;
+    if (kv->found && pc >= kv->start && pc < kv->end && gen == own_gen &&
+        now - time_ns < STP_KVMA_TTL_NS && check == stp__kvma_check(kv, time_ns, gen, tgid, mm))
       return 1;
-    }
   }
+  __builtin_memset(kv, 0, sizeof(*kv));
   return 0;
 }
 
@@ -124,7 +127,7 @@ static __always_inline void stp__kvma_remember(struct task_struct *t, uint32_t t
   e->kv = *kv;
   e->time_ns = bpf_ktime_get_ns();
   e->gen = own_gen;
-  e->check = stp__kvma_check(e, tgid, (uint64_t)BPF_CORE_READ(t, mm));
+  e->check = stp__kvma_check(&e->kv, e->time_ns, e->gen, tgid, (uint64_t)BPF_CORE_READ(t, mm));
 }
 
 /* A new program image: its executable mappings (the program's text at mm->start_code, the
