@@ -117,58 +117,50 @@ long stp_cfi_row_search(uint64_t rel, int64_t lo, int64_t hi, int64_t ans, uint3
   return rs.ans;
 }
 
-/* What stp_pc_file found for a pc in a file with a table. */
-struct stp_pc_file_ans {
-  uint64_t bias;         /* the file's load bias */
-  uint32_t file_id;      /* its stp_cfi_files key */
-  uint32_t from_mirror;  /* found through the VMA mirror (not the kernel's VMA) */
-};
-
 /* stp__pc_file for the current frame's pc, as a global function: the mapping search and the
  * kernel's VMA answer (bpf_find_vma, the cache of its answers) are checked once per program;
  * inlined, the verifier went through them again for each state the walk reached them in.
- * Returns an enum stp_pc_where; STP_PC_TABLE fills *a. */
+ * Returns an enum stp_pc_where; STP_PC_TABLE fills uw->pcf_*. */
 STP_RT_FN(stp_pc_file)
-int stp_pc_file(struct stp_uwalk *uw, struct stp_proc_vmas *vm, struct stp_pc_file_ans *a)
+int stp_pc_file(struct stp_uwalk *uw, struct stp_proc_vmas *vm)
 {
   struct stp_cfi_file *f = 0;
   uint64_t bias = 0;
   uint32_t file_id = 0;
   int from_mirror = 0;
   enum stp_pc_where where;
-  if (!uw || !a)
+  if (!uw)
     return STP_PC_UNKNOWN;
   where = stp__pc_file(uw, vm, uw->regs.pc, &file_id, &bias, &f, &from_mirror);
-  a->bias = bias;
-  a->file_id = file_id;
-  a->from_mirror = from_mirror;
+  uw->pcf_bias = bias;
+  uw->pcf_file_id = file_id;
+  uw->pcf_from_mirror = from_mirror;
   return where;
 }
 
-/* The rule key (stp_cfi_rules) of the current frame's row in the file stp_pc_file found (*a),
+/* The rule key (stp_cfi_rules) of the current frame's row in the file stp_pc_file found,
  * or -1 when it has none there (before the file's first row, no FDE); a row found through the
  * mirror for a return address goes into the row cache. A global function: the verifier checks
  * the row search once per program. It returns a number: a global function cannot return a map
  * value pointer. The caller calls stp_pc_file, then this: nested, the two functions' stacks
  * added to the walk's exceed 6.1's 512 bytes for a call chain. */
 STP_RT_FN(stp_cfi_row_key)
-int stp_cfi_row_key(struct stp_uwalk *uw, struct stp_proc_vmas *vm, struct stp_rowcache *rc,
-                    struct stp_pc_file_ans *a)
+int stp_cfi_row_key(struct stp_uwalk *uw, struct stp_proc_vmas *vm, struct stp_rowcache *rc)
 {
   struct stp_cfi_file *f;
   struct stp_cfi_row *row;
   uint64_t rel, pc;
   int64_t idx;
   uint32_t key, first, file_id, exact;
-  if (!uw || !a)
+  if (!uw)
     return -1;
   pc = uw->regs.pc;
   exact = uw->regs.exact_pc;
-  file_id = a->file_id;
+  file_id = uw->pcf_file_id;
   f = bpf_map_lookup_elem(&stp_cfi_files, &file_id);
   if (!f)
     return -1;
-  rel = pc - a->bias - (exact ? 0 : 1);  /* a return address may follow a last call */
+  rel = pc - uw->pcf_bias - (exact ? 0 : 1);  /* a return address may follow a last call */
   if (rel < f->base)
     return -1;
   rel -= f->base;
@@ -195,7 +187,7 @@ int stp_cfi_row_key(struct stp_uwalk *uw, struct stp_proc_vmas *vm, struct stp_r
    * samples of a multi-threaded sort short with a bad frame at their second step, although a
    * check found the cached and the searched rows equal; until that is understood, the leaf is
    * always searched (one search per walk). */
-  if (rc && vm && a->from_mirror && !exact) {
+  if (rc && vm && uw->pcf_from_mirror && !exact) {
     struct stp_rowcache_ent *ce = &rc->e[stp__rowcache_slot(pc)];
     ce->pc = pc;
     ce->tgid = uw->tgid;
@@ -215,7 +207,6 @@ static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm
                                                         enum stp_pc_where *where)
 {
   struct stp_uwalk *uw = (struct stp_uwalk *)r;
-  struct stp_pc_file_ans fa = {};
   uint32_t key;
   int got;
   if (rc && vm) {
@@ -227,11 +218,11 @@ static __always_inline struct stp_cfi_row *stp__cfi_row(struct stp_proc_vmas *vm
       return bpf_map_lookup_elem(&stp_cfi_rules, &key);
     }
   }
-  got = stp_pc_file(uw, vm, &fa);
+  got = stp_pc_file(uw, vm);
   *where = (enum stp_pc_where)got;
   if (got != STP_PC_TABLE)
     return 0;
-  got = stp_cfi_row_key(uw, vm, rc, &fa);
+  got = stp_cfi_row_key(uw, vm, rc);
   if (got < 0)
     return 0;
   key = (uint32_t)got;

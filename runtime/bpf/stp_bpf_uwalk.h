@@ -87,35 +87,43 @@ static __always_inline long stp__uread_raw(struct stp_uregs *r, void *dst, uint3
 
 #include "bpf/stp_bpf_uwalk_chain.h"
 
-/* A DWARF step's read of a stack word: the window, and noted for the caller-chain cache; the
- * word lands in uw->rd_word. A global function: the verifier checks the window's refill logic
- * once per program (inlined, it was checked again at each of a step's seven reads, for every
- * state the step was reached in). 0: read. */
-STP_RT_FN(stp_uread_word)
-int stp_uread_word(struct stp_uwalk *uw, uint64_t addr)
+/* A read stp__uread's window does not serve as one aligned load (a refill, or a read across a
+ * word): stp__uread_raw as a global function, the word in uw->rd_word (0 when the read failed,
+ * as bpf_probe_read_user leaves it). The verifier checks the refill logic once per program;
+ * inlined at each of a CFI step's seven reads, it was most of the walk's verifier work. The
+ * window's hits stay inline: a call per read cost a full walk ~11 ns a frame (measured). */
+STP_RT_FN(stp_uread_refill)
+int stp_uread_refill(struct stp_uwalk *uw, uint64_t addr)
 {
   uint64_t v = 0;
   long rc;
   if (!uw)
     return -1;
   rc = stp__uread_raw(&uw->regs, &v, 8, addr);
-#ifndef STP_NO_CHAIN_CACHE
-  if (uw->ch_on)
-    stp__chain_note(uw, addr, 8, rc, &v);
-#endif
   uw->rd_word = v;
   return rc ? -1 : 0;
 }
 
-/* STP_UNWIND_READ_REGS of the CFI step: every one reads a word (size 8). dst is written on
- * success only (a failed read leaves it as it was; the step then stops, or marks rbx unknown). */
+/* A DWARF step's read of the stack (a word: every read of stp_cfi_step is 8 bytes): the window,
+ * and noted for the caller-chain cache. */
 static __always_inline long stp__uread(struct stp_uregs *r, void *dst, uint32_t size, uint64_t addr)
 {
   struct stp_uwalk *uw = (struct stp_uwalk *)r;
-  if (size != 8 || stp_uread_word(uw, addr) != 0)
+  uint64_t off = addr - uw->win_lo;
+  long rc = 0;
+  if (size != 8)
     return -1;
-  *(uint64_t *)dst = uw->rd_word;
-  return 0;
+  if (uw->win_ok && addr >= uw->win_lo && off + 8 <= uw->win_len && !(off & 7)) {
+    *(uint64_t *)dst = uw->winq[(off >> 3) & (STP_UWIN / 8 - 1)];
+  } else {
+    rc = stp_uread_refill(uw, addr);
+    *(uint64_t *)dst = uw->rd_word;
+  }
+#ifndef STP_NO_CHAIN_CACHE
+  if (uw->ch_on)
+    stp__chain_note(uw, addr, size, rc, dst);
+#endif
+  return rc;
 }
 
 /* bpf_loop's ctx must point to the stack: it carries the context pointer. */
@@ -194,13 +202,17 @@ int stp_uwalk_frame(struct stp_uwalk *uw, struct stp_proc_vmas *vm,
     if (uw->ch_on)
       stp__chain_uses(uw, row);
 #endif
+    /* The step reads a copy of the row in the walk: the leaf's row (kept in the walk) and a
+     * table's (a map value) are then one pointer for the verifier, which checks the step once
+     * for both instead of once per kind of pointer. */
+    uw->step_row = *row;
 #ifdef STP_PROF_REPEAT_STEP  /* profiling: the CFI step twice (the first one undone) */
     struct stp_uregs saved = uw->regs;
     uint32_t stop2;
-    stp_cfi_step(row, &uw->regs, &stop2);
+    stp_cfi_step(&uw->step_row, &uw->regs, &stop2);
     uw->regs = saved;
 #endif
-    ok = stp_cfi_step(row, &uw->regs, &stop);
+    ok = stp_cfi_step(&uw->step_row, &uw->regs, &stop);
   } else if (where == STP_PC_NOT_CODE) {
     /* Not code: a corrupt return address, or a callee-saved rbp taken for a frame. Never
      * guess past it. */

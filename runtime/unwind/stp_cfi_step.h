@@ -235,7 +235,14 @@ struct stp_uwalk {
     uint64_t winq[(STP_UWIN + 16) / 8];  /* the same bytes as words (aligned reads) */
   };
   uint64_t vma_hint;           /* index of the mapping the last frame was in */
-  uint64_t rd_word;            /* the word stp_uread_word read (bpf/stp_bpf_uwalk.h) */
+  uint64_t rd_word;            /* the word stp_uread_refill read (bpf/stp_bpf_uwalk.h) */
+  /* The frame's file, as stp_pc_file found it for stp_cfi_row_key (bpf/stp_bpf_frame_row.h),
+   * and the row the step reads (a copy: bpf/stp_bpf_uwalk.h says why). Here, not on the BPF
+   * stack, which 6.1 counts along the whole call chain of the walk. */
+  uint64_t pcf_bias;           /* the file's load bias */
+  uint32_t pcf_file_id;        /* its stp_cfi_files key */
+  uint32_t pcf_from_mirror;    /* found through the VMA mirror (not the kernel's VMA) */
+  struct stp_cfi_row step_row;
   uint32_t mirror_miss;        /* a pc was not in the VMA mirror: ask user space to catch up */
   uint32_t own_gen;            /* the process's own mirror version (gen + 1; 0: none) */
   /* The last walk's leaf (bpf/stp_bpf_uwalk.h, stp__leaf_row): kept across walks of this

@@ -136,7 +136,7 @@ TEST_CASE("runtime functions: what the BPF side of the C calls", "[codegen][runt
   CHECK(used_runtime_functions(inc + "int x;\n") == V{});
   // A caller's name, a function's own name; the order is the table's.
   CHECK(used_runtime_functions(inc + "  stp__uwalk(k);\n  _stp_substr(a, b, 1, 2);\n") ==
-        V{"stp_bpf_substr", "stp_uwalk_frame", "stp_cfi_row_key", "stp_uread_word", "stp_pc_file",
+        V{"stp_bpf_substr", "stp_uwalk_frame", "stp_cfi_row_key", "stp_uread_refill", "stp_pc_file",
           "stp_cfi_row_search", "stp_chain_check"});
   CHECK(used_runtime_functions(inc + "x = stp_bpf_strtol(s, 10);\n") == V{"stp_bpf_strtol"});
   // Whole identifiers only.

@@ -39,7 +39,7 @@ const std::vector<RuntimeFunction>& runtime_functions() {
         "stp__uwalk_cb", "stp__ustack_hex", "stp__ustack_hex_token", "stp__ustack_id",
         "stp__ustack_print", "stp__ustack_sprint", "_stp_ustack_hex", "_stp_ustack_hex_token",
         "_stp_ustack_id", "_stp_ustack_print", "_stp_ustack_sprint"}},
-      {"stp_uread_word",
+      {"stp_uread_refill",
        {"stp__uread", "STP_UNWIND_READ_REGS", "stp_uwalk_frame", "stp__uwalk", "stp__uwalk_pcs_opt",
         "stp__uwalk_cb", "stp__ustack_hex", "stp__ustack_hex_token", "stp__ustack_id",
         "stp__ustack_print", "stp__ustack_sprint", "_stp_ustack_hex", "_stp_ustack_hex_token",
