@@ -64,6 +64,6 @@ for i in "${!names[@]}"; do
     w=$(awk '{print $1}' "$tmp/times.$k" | median)
     c=$(awk '{print $2 + $3}' "$tmp/times.$k" | median)
     y=$(awk '{print $3}' "$tmp/times.$k" | median)
-    printf '%-18s %-28s %10s %7s %9.1f %7.2f %7.2f %7.2f\n' "${names[$i]}" "${u: -28}" "$p" "$s" "$(echo "$t / 1000" | bc -l)" "$w" "$c" "$y"
+    printf '%-18s %-28s %10s %7s %9.1f %7.2f %7.2f %7.2f\n' "${names[$i]}" "$(echo "$u" | rev | cut -c1-28 | rev)" "$p" "$s" "$(echo "$t / 1000" | bc -l)" "$w" "$c" "$y"
   done
 done
