@@ -4,7 +4,8 @@
 #    (-D STP_SYSCALL_DISPATCH=0): the exit took 12-13 s (the kernel tears each event down in
 #    turn); now the programs are detached at once and the events closed in the background;
 #  - while the probes are being attached (-vv prints a line per attached probe);
-#  - in pass 4: the compiler is killed, no clang is left, no /tmp/ukstapXXXXXX is left.
+#  - in pass 4: the compiler is killed, no clang is left, no /tmp/ukstapXXXXXX is left;
+#  - while the BPF programs are loaded (SIGTERM, then SIGHUP: the handler ends the process).
 # Each time the programs the killed ukstap had loaded are gone afterwards (their ids, read from
 # its /proc/PID/fdinfo before the signal, no longer answer `bpftool prog show id`).
 # e2e-schedule: alone (run-e2e.sh): 360 tracepoints on every system call of the machine, and
@@ -136,18 +137,23 @@ t "soft limit of 1,024: the -c command still has 1,024" 0 $'1024\n' '' -- \
 # directory from its command line (-o /tmp/ukstapXXXXXX/NAME.bpf.o; or, when this is the cache's
 # third module, the making of vmlinux.h's PCH before it: -o /tmp/ukstapXXXXXX/vmlinux.pch).
 export TMPDIR="$T_TMP/tmp"; mkdir -p "$TMPDIR"
+# compiler_of PID: sets cc (the pid of PID's clang -target bpf, up to 60 s) and tmpdir
+compiler_of() {
+  cc=; tmpdir=
+  for _ in $(seq 600); do
+    for p in $(grep -l "^PPid:[[:space:]]*$1\$" /proc/[0-9]*/status 2> /dev/null); do
+      p=${p#/proc/}; p=${p%/status}
+      tr '\0' ' ' < /proc/$p/cmdline 2> /dev/null | grep -q -- '-target bpf' && cc=$p
+    done
+    [ -n "$cc" ] && break
+    kill -0 "$1" 2> /dev/null || break
+    sleep 0.1
+  done
+  tmpdir=$(tr '\0' '\n' < /proc/$cc/cmdline 2> /dev/null | grep -A1 -x -- -o | tail -n 1 | xargs -r dirname)
+}
 "$UKSTAP" -e "probe syscall.getppid { println($$ + $RANDOM) }" > /dev/null 2> "$T_TMP/p4.err" &
 pid=$!
-cc=
-for _ in $(seq 600); do
-  for p in $(grep -l "^PPid:[[:space:]]*$pid\$" /proc/[0-9]*/status 2> /dev/null); do
-    p=${p#/proc/}; p=${p%/status}
-    tr '\0' ' ' < /proc/$p/cmdline 2> /dev/null | grep -q -- '-target bpf' && cc=$p
-  done
-  [ -n "$cc" ] && break
-  sleep 0.1
-done
-tmpdir=$(tr '\0' '\n' < /proc/$cc/cmdline 2> /dev/null | grep -A1 -x -- -o | tail -n 1 | xargs -r dirname)
+compiler_of $pid
 t "pass 4: the compiler was seen running (pid ${cc:-none}, in ${tmpdir:-?})" 0 '' '' -- test -n "$cc" -a -n "$tmpdir"
 stop $pid INT
 t "SIGINT in pass 4: exit status 1, nothing printed" 1 '' '' -- bash -c "cat '$T_TMP/p4.err' >&2; exit $rc"
@@ -157,4 +163,37 @@ t "SIGINT in pass 4: the compiler ($cc) is gone" 0 '' '' -- test ! -d "/proc/$cc
 t "SIGINT in pass 4: its temporary directory is gone" 0 '' '' -- test ! -e "$tmpdir"
 t "SIGINT in pass 4: no temporary directory is left" 0 '' '' -- \
   bash -c "! ls -d '$TMPDIR'/ukstap?????? 2> /dev/null | grep -q ."
+
+# --- pass 5, while the BPF programs are loaded ------------------------------------------------
+# The 360 tracepoint programs (compiled above): a first program in ukstap's fdinfo and no
+# "Pass 5: starting run." yet (-v prints it after the load) is the load. ukstap is stopped when
+# a program appears, the phase read while it cannot move on, then the signal and SIGCONT. (When
+# the load was over before the stop, the signal falls in the attach: the same checks hold, the
+# name says so.) SIGHUP's run ends the same way; it is not ignored unless ukstap started with it
+# ignored (nohup).
+for sig in TERM HUP; do
+  quiet_detach
+  "$UKSTAP" -v -D STP_SYSCALL_DISPATCH=0 -e "$SYS" > /dev/null 2> "$T_TMP/load.err" &
+  pid=$!
+  for _ in $(seq 3000); do
+    grep -qs '^prog_id:' /proc/$pid/fdinfo/* && break
+    kill -0 $pid 2> /dev/null || break
+    sleep 0.05
+  done
+  kill -STOP $pid
+  ids=$(prog_ids $pid)
+  kids=$(grep -l "^PPid:[[:space:]]*$pid\$" /proc/[0-9]*/status 2> /dev/null | cut -d/ -f3 | tr '\n' ' ')
+  phase="while the programs are loaded"
+  grep -q '^Pass 5: starting run' "$T_TMP/load.err" && phase="after the load (it was over before the stop)"
+  kill -$sig $pid
+  stop $pid CONT
+  slow_report $ms
+  t "SIG$sig $phase: exit status 1" 1 '' '' -- sh -c "exit $rc"
+  t "SIG$sig $phase: exits within 5 s (took $ms ms)" 0 '' '' -- test $ms -lt 5000
+  t_gone "SIG$sig $phase" "$ids"
+  # (its children when it was stopped; after its exit an orphan's parent is no longer ukstap)
+  for _ in $(seq 20); do left=; for k in $kids; do [ -d /proc/$k ] && left="$left $k"; done; [ -z "$left" ] && break; sleep 0.1; done
+  t "SIG$sig $phase: no child left (${kids:-none} when stopped)" 0 '' '' -- test -z "$left"
+done
+
 t_done
