@@ -12,6 +12,8 @@
 
 #include <sys/types.h>
 
+#include <string>
+
 namespace ukstap::loader {
 
 // Installs the handlers (and one for SIGCHLD that only wakes the event loop). Idempotent.
@@ -34,5 +36,14 @@ void set_target_group(pid_t pgid);
 // While on, a stop signal ends the process from the handler: exit status 1, the target group
 // killed. For phases that cannot look at interrupted() (bpf_object__load).
 void exit_on_interrupt(bool on);
+
+// Files and directories an exit from the handler removes (a third signal, or a signal while
+// exit_on_interrupt is on): pass 4's temporary directory, a private file being written under its
+// temporary name. An exit through main removes them itself (their owners' destructors, atexit);
+// _exit from the handler runs neither. At most kMaxEmergencyPaths at once (a path past that is
+// not removed by such an exit). Removal in the handler uses only async-signal-safe calls.
+constexpr int kMaxEmergencyPaths = 16;
+void add_emergency_removal(const std::string& path);
+void drop_emergency_removal(const std::string& path);
 
 }  // namespace ukstap::loader

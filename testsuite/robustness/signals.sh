@@ -4,7 +4,8 @@
 #    (-D STP_SYSCALL_DISPATCH=0): the exit took 12-13 s (the kernel tears each event down in
 #    turn); now the programs are detached at once and the events closed in the background;
 #  - while the probes are being attached (-vv prints a line per attached probe);
-#  - in pass 4: the compiler is killed, no clang is left, no /tmp/ukstapXXXXXX is left;
+#  - in pass 4: the compiler is killed, no clang is left, no /tmp/ukstapXXXXXX is left; also
+#    when three signals come at once (the handler's own exit: "too many interrupts");
 #  - while the BPF programs are loaded (SIGTERM, then SIGHUP: the handler ends the process).
 # Each time the programs the killed ukstap had loaded are gone afterwards (their ids, read from
 # its /proc/PID/fdinfo before the signal, no longer answer `bpftool prog show id`).
@@ -162,6 +163,24 @@ for _ in $(seq 20); do [ -d /proc/$cc ] || break; sleep 0.1; done
 t "SIGINT in pass 4: the compiler ($cc) is gone" 0 '' '' -- test ! -d "/proc/$cc"
 t "SIGINT in pass 4: its temporary directory is gone" 0 '' '' -- test ! -e "$tmpdir"
 t "SIGINT in pass 4: no temporary directory is left" 0 '' '' -- \
+  bash -c "! ls -d '$TMPDIR'/ukstap?????? 2> /dev/null | grep -q ."
+
+# --- pass 4, three signals at once: the handler exits itself ("too many interrupts") ----------
+# ukstap is stopped while the compiler runs; SIGINT, SIGTERM and SIGHUP are then pending
+# together (distinct signals: none is merged), and SIGCONT delivers all three. The handler's
+# _exit runs no destructor: before the fix the temporary directory stayed.
+"$UKSTAP" -e "probe syscall.getppid { println($$ + $RANDOM + 1) }" > /dev/null 2> "$T_TMP/p4x3.err" &
+pid=$!
+compiler_of $pid
+t "pass 4, three signals: the compiler was seen running (pid ${cc:-none}, in ${tmpdir:-?})" 0 '' '' -- test -n "$cc" -a -n "$tmpdir"
+kill -STOP $pid; kill -INT $pid; kill -TERM $pid; kill -HUP $pid
+stop $pid CONT
+t "pass 4, three signals: exit status 1, \"too many interrupts\"" 1 '' \
+  $'ukstap: too many interrupts received, exiting.\n' -- bash -c "cat '$T_TMP/p4x3.err' >&2; exit $rc"
+t "pass 4, three signals: exits within 5 s (took $ms ms)" 0 '' '' -- test $ms -lt 5000
+for _ in $(seq 20); do [ -d /proc/$cc ] || break; sleep 0.1; done
+t "pass 4, three signals: the compiler ($cc) is gone" 0 '' '' -- test ! -d "/proc/$cc"
+t "pass 4, three signals: no temporary directory is left (${tmpdir:-?} was there)" 0 '' '' -- \
   bash -c "! ls -d '$TMPDIR'/ukstap?????? 2> /dev/null | grep -q ."
 
 # --- pass 5, while the BPF programs are loaded ------------------------------------------------
