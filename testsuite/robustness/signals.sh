@@ -6,7 +6,9 @@
 #  - while the probes are being attached (-vv prints a line per attached probe);
 #  - in pass 4: the compiler is killed, no clang is left, no /tmp/ukstapXXXXXX is left; also
 #    when three signals come at once (the handler's own exit: "too many interrupts");
-#  - while the BPF programs are loaded (SIGTERM, then SIGHUP: the handler ends the process).
+#  - while the BPF programs are loaded (SIGTERM, then SIGHUP: the handler ends the process);
+#  - after the run, while the end probe's output waits for a reader that does not read (a
+#    second signal ends ukstap: it was ignored until a third before the fix).
 # Each time the programs the killed ukstap had loaded are gone afterwards (their ids, read from
 # its /proc/PID/fdinfo before the signal, no longer answer `bpftool prog show id`).
 # e2e-schedule: alone (run-e2e.sh): 360 tracepoints on every system call of the machine, and
@@ -215,4 +217,34 @@ for sig in TERM HUP; do
   t "SIG$sig $phase: no child left (${kids:-none} when stopped)" 0 '' '' -- test -z "$left"
 done
 
+# --- after the run: the end probe's output waits for a reader ---------------------------------
+# stdout is a FIFO this script holds open and never reads: the end probe's 300 KB fill it and
+# ukstap waits in write(2) (its wchan: the kernel's pipe_write). That wait is the reader's doing
+# (stap and bpftrace wait as well) and the output is not dropped; but a signal then must still
+# end ukstap. The first SIGINT ends the run (begin's warn on stderr says it runs); the SIGTERM
+# that comes while the end probe's output waits ends ukstap, exit status 1. Before the fix it
+# was ignored, as was every signal but a third.
+mkfifo "$T_TMP/unread"
+exec 7<> "$T_TMP/unread"
+"$UKSTAP" -e 'probe syscall.getppid { } probe begin { warn("running") }
+  probe end { for (i = 0; i < 3000; i++) printf("%0100d\n", i) }' > "$T_TMP/unread" 2> "$T_TMP/end.err" &
+pid=$!
+wait_line "$T_TMP/end.err" 'running' 600 $pid
+ids=$(prog_ids $pid)
+kill -INT $pid
+w=
+for _ in $(seq 600); do
+  w=$(cat /proc/$pid/wchan 2> /dev/null)
+  case $w in *pipe_write) break ;; esac
+  kill -0 $pid 2> /dev/null || break
+  sleep 0.1
+done
+t "after the run: its end probe's output waits for a reader (wchan ${w:-none})" 0 '' '' -- \
+  bash -c "case '$w' in *pipe_write) ;; *) exit 1 ;; esac"
+stop $pid TERM
+exec 7<&-
+t "after the run, a second signal while the output waits: exit status 1" 1 '' '~^ukstap: interrupted' -- \
+  bash -c "cat '$T_TMP/end.err' >&2; exit $rc"
+t "after the run, a second signal while the output waits: exits within 5 s (took $ms ms)" 0 '' '' -- test $ms -lt 5000
+t_gone "a second signal after the run" "$ids"
 t_done
