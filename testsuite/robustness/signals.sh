@@ -6,6 +6,7 @@
 #  - while the probes are being attached (-vv prints a line per attached probe);
 #  - in pass 4: the compiler is killed, no clang is left, no /tmp/ukstapXXXXXX is left; also
 #    when three signals come at once (the handler's own exit: "too many interrupts");
+#  - in pass 2, while @cast's C compiler runs (the signal was lost before the fix);
 #  - while the BPF programs are loaded (SIGTERM, then SIGHUP: the handler ends the process);
 #  - after the run, while the end probe's output waits for a reader that does not read (a
 #    second signal ends ukstap: it was ignored until a third before the fix).
@@ -184,6 +185,47 @@ for _ in $(seq 20); do [ -d /proc/$cc ] || break; sleep 0.1; done
 t "pass 4, three signals: the compiler ($cc) is gone" 0 '' '' -- test ! -d "/proc/$cc"
 t "pass 4, three signals: no temporary directory is left (${tmpdir:-?} was there)" 0 '' '' -- \
   bash -c "! ls -d '$TMPDIR'/ukstap?????? 2> /dev/null | grep -q ."
+
+# --- pass 2: @cast's C compiler (a layout from a C header) ------------------------------------
+# Each &@cast(0, "struct T", "<header>")->member runs `cc -S` on a file in
+# /tmp/ukstap-layout.XXXXXX. ukstap is stopped while such a compiler is its child and not yet
+# reaped (it still waits for it), then SIGINT and SIGCONT: ukstap ends after pass 2, exit status
+# 1, nothing printed. Before the fix the compiler ran under std::system, which ignores SIGINT in
+# the caller: the signal was lost and -p2 printed the script as if none came. A compiler that
+# ended before the stop is a miss: up to 5 runs (-p2: no BPF, no pass 4).
+CASTS='probe begin { println(0'
+for m in st_ino st_mode st_nlink st_uid st_gid st_rdev st_size st_blksize st_blocks \
+         st_atim st_mtim st_ctim; do CASTS+=" + &@cast(0, \"struct stat\", \"<sys/stat.h>\")->$m"; done
+CASTS+=') }'
+hit=
+for try in 1 2 3 4 5; do
+  "$UKSTAP" -p2 -e "$CASTS" > "$T_TMP/cast.out" 2> "$T_TMP/cast.err" &
+  pid=$!
+  cc=
+  while kill -0 $pid 2> /dev/null; do
+    for c in $(cat /proc/$pid/task/$pid/children 2> /dev/null); do
+      layout=$(tr '\0' ' ' < /proc/$c/cmdline 2> /dev/null | grep -o '/[^ ]*/ukstap-layout\.[A-Za-z0-9]*' | head -n 1)
+      [ -n "$layout" ] && cc=$c
+    done
+    [ -n "$cc" ] && break
+    sleep 0.01
+  done
+  kill -STOP $pid 2> /dev/null
+  if [ -n "$cc" ] && grep -qs "^PPid:[[:space:]]*$pid\$" /proc/$cc/status; then
+    hit=$try
+    kill -INT $pid
+    stop $pid CONT
+    break
+  fi
+  kill -CONT $pid 2> /dev/null; wait $pid
+done
+t "pass 2: ukstap was stopped while @cast's compiler was its child (run ${hit:-none} of 5)" 0 '' '' -- test -n "$hit"
+if [ -n "$hit" ]; then
+  t "SIGINT while @cast's compiler runs: exit status 1, nothing printed" 1 '' '' -- \
+    bash -c "cat '$T_TMP/cast.out'; cat '$T_TMP/cast.err' >&2; exit $rc"
+  t "SIGINT while @cast's compiler runs: exits within 5 s (took $ms ms)" 0 '' '' -- test $ms -lt 5000
+  t "SIGINT while @cast's compiler runs: its directory ($layout) is gone" 0 '' '' -- test -n "$layout" -a ! -e "$layout"
+fi
 
 # --- pass 5, while the BPF programs are loaded ------------------------------------------------
 # The 360 tracepoint programs (compiled above): a first program in ukstap's fdinfo and no
