@@ -100,6 +100,11 @@ int64_t compiler_value(const std::string& header, const std::string& type, bool 
         value = v;
         break;
       }
+      // A 0 (offsetof a first member) is emitted as 8 zero bytes, not as a .quad.
+      if (in_value && dir_word == ".zero" && words >> v && v == 8) {
+        value = 0;
+        break;
+      }
     }
     if (value >= 0) break;
   }
