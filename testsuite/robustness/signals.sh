@@ -289,4 +289,36 @@ t "after the run, a second signal while the output waits: exit status 1" 1 '' '~
   bash -c "cat '$T_TMP/end.err' >&2; exit $rc"
 t "after the run, a second signal while the output waits: exits within 5 s (took $ms ms)" 0 '' '' -- test $ms -lt 5000
 t_gone "a second signal after the run" "$ids"
+
+# --- system-wide --profile, a cold unwind-table cache: the run stops at once ------------------
+# System-wide, each executable file newly mapped on the machine had its unwind table compiled in
+# the event loop's read of the side-band ring, even after a SIGINT: the loop looked at the signal
+# only after the whole backlog (13-18 s seen on this machine while it built), and a second
+# signal then was not acted on either. Here ukstap is stopped once started ("Pass 5: started"),
+# ld.so --list maps 100 libraries meanwhile (a backlog of new files, the cache of tables
+# emptied), then SIGINT and SIGCONT. Once ukstap has run 0.2 s of CPU since (/proc/PID/stat
+# utime+stime), SIGTERM: it must end within 3 s. Before the fix it went on compiling tables
+# (6-11 s); now the loop ends at once and the second signal ends the exit report.
+"$UKSTAP" -p4 --profile=99 -o /dev/null > /dev/null
+rm -rf "$XDG_CACHE_HOME/ukstap/cfi"
+"$UKSTAP" -v --profile=99 -o /dev/null 2> "$T_TMP/prof.err" &
+pid=$!
+wait_line "$T_TMP/prof.err" '^Pass 5: started' 600 $pid
+ids=$(prog_ids $pid)
+kill -STOP $pid
+ls /usr/lib/*-linux-gnu/*.so.* 2> /dev/null | head -n 100 | while read -r f; do
+  /lib64/ld-linux-x86-64.so.2 --list "$f" > /dev/null 2>&1 || /lib/ld-linux-aarch64.so.1 --list "$f" > /dev/null 2>&1
+done
+cpu() { awk '{print $14 + $15}' /proc/$1/stat 2> /dev/null; }
+c0=$(cpu $pid)
+kill -INT $pid; kill -CONT $pid
+for _ in $(seq 600); do
+  c=$(cpu $pid); [ -n "$c" ] || break
+  [ $((c - c0)) -ge 20 ] && break
+  sleep 0.05
+done
+stop $pid TERM
+slow_report $ms
+t "system-wide --profile, cold tables, SIGINT then SIGTERM: exits within 3 s of the SIGTERM (took $ms ms)" 0 '' '' -- test $ms -lt 3000
+t_gone "system-wide --profile after SIGINT and SIGTERM" "$ids"
 t_done
