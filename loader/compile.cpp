@@ -340,13 +340,19 @@ int pass4_compile(Session& s) {
   std::string tmp = loader::make_private_tmpdir("ukstap", why, passed_over);
   if (!passed_over.empty()) s.diag.warning(passed_over);
   if (tmp.empty()) return failed(s, why);
+  // Also removed by an exit from the signal handler (a third ^C while the compiler runs).
+  if (!s.opts.keep_tmpdir) loader::add_emergency_removal(tmp);
   struct TmpGuard {
     Session& s;
     std::string dir;
     ~TmpGuard() {
       if (dir.empty()) return;
-      if (s.opts.keep_tmpdir) s.diag.stream() << "Keeping temporary directory \"" << dir << "\"\n";
-      else loader::remove_tree(dir);
+      if (s.opts.keep_tmpdir) {
+        s.diag.stream() << "Keeping temporary directory \"" << dir << "\"\n";
+        return;
+      }
+      loader::remove_tree(dir);
+      loader::drop_emergency_removal(dir);
     }
   } guard{s, tmp};
 

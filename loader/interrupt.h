@@ -6,11 +6,16 @@
 // passes, between probe attachments, in the event loop). Where it cannot for long — inside
 // libbpf's load of the programs, which the verifier may spend seconds on — the handler ends the
 // process itself (exit_on_interrupt): nothing is attached yet, and the kernel frees what a
-// process held. A third signal always ends the process at once, as SystemTap's third one does.
+// process held. So does a signal after the run, once the probes are detached
+// (exit_on_next_interrupt): the end probes, the exit report and --profile's output look at no
+// flag, and their output may wait on a reader that does not read. A third signal always ends
+// the process at once, as SystemTap's third one does.
 // The -c target's process group is killed on every one of these exits.
 #pragma once
 
 #include <sys/types.h>
+
+#include <string>
 
 namespace ukstap::loader {
 
@@ -34,5 +39,20 @@ void set_target_group(pid_t pgid);
 // While on, a stop signal ends the process from the handler: exit status 1, the target group
 // killed. For phases that cannot look at interrupted() (bpf_object__load).
 void exit_on_interrupt(bool on);
+// Once the run is over (probes detached): a stop signal beyond the first ends the process,
+// exit status 1 — the end probes, the exit report and --profile's output are cut short. The
+// first (the ^C that ended the run) does not count; after a run that ended otherwise (-T,
+// exit()), the first does. A second one that came already (while the loop was ending, or
+// during the detach) ends the process in this call.
+void exit_on_next_interrupt();
+
+// Files and directories an exit from the handler removes (a third signal, or a signal while
+// exit_on_interrupt is on): pass 4's temporary directory, a private file being written under its
+// temporary name. An exit through main removes them itself (their owners' destructors, atexit);
+// _exit from the handler runs neither. At most kMaxEmergencyPaths at once (a path past that is
+// not removed by such an exit). Removal in the handler uses only async-signal-safe calls.
+constexpr int kMaxEmergencyPaths = 16;
+void add_emergency_removal(const std::string& path);
+void drop_emergency_removal(const std::string& path);
 
 }  // namespace ukstap::loader

@@ -1,5 +1,6 @@
 // Files ukstap writes then reads back: the trust checks (owned_files.h).
 #include "loader/owned_files.h"
+#include "loader/interrupt.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -136,9 +137,12 @@ bool read_private_file(const std::string& path, std::string& out, std::string& w
 bool write_private_file(const std::string& path, const std::string& data, std::string& why) {
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   ::unlink(tmp.c_str());  // a leftover of a killed run of this pid number
+  // Not left in the cache by an exit from the signal handler while it is written (interrupt.h).
+  add_emergency_removal(tmp);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) {
     why = "cannot create " + tmp + ": " + errno_text();
+    drop_emergency_removal(tmp);
     return false;
   }
   size_t off = 0;
@@ -159,6 +163,7 @@ bool write_private_file(const std::string& path, const std::string& data, std::s
     ok = false;
   }
   if (!ok) ::unlink(tmp.c_str());
+  drop_emergency_removal(tmp);
   return ok;
 }
 

@@ -175,9 +175,15 @@ bool Runner::open_bpf(bool inode_query) {
   return true;
 }
 
+// While the event loop runs, a stop signal ends a ring read after the record in hand (a
+// negative return: libbpf stops there, the record consumed). ring_buffer__consume reads on as
+// long as the probes add records, and a record's decode can compile an unwind table (a deferred
+// walk); what is left is read after the detach, when nothing adds to it.
+std::atomic<bool> g_ring_stops_on_signal{false};
+
 int ring_cb(void* ctx, void* data, size_t len) {
   static_cast<loader::Output*>(ctx)->record(data, len);
-  return 0;
+  return g_ring_stops_on_signal.load(std::memory_order_relaxed) && loader::interrupted() ? -EINTR : 0;
 }
 
 void native_sink(void* ctx, const void* data, unsigned long len) {
@@ -359,8 +365,15 @@ void Runner::event_loop() {
   loader::EventLoop::Round round;
   round.stopping = [this] { return stopping(); };
   round.woken = [this, run_input] {
-    if (loader::interrupted()) stop_ = true;
     if (have_cmd_ && target_.reap()) stop_ = true;  // SIGCHLD woke us, or the 20 ms tick
+    // A stop signal: straight to the detach. The side-band and event rings are read after it
+    // (drain(); a record's decode reads the side-band records it needs), when no probe adds to
+    // them. Read here, a cold cache's backlog (an unwind table compiled for each file newly
+    // mapped on the machine) held the loop 13 s after a SIGINT, deaf to a second one.
+    if (loader::interrupted()) {
+      stop_ = true;
+      return;
+    }
     stacks_.drain();  // keep the side-band rings from overflowing
     if (rb_) ring_buffer__consume(rb_);
     // kill -USR2: what the probes printed before it stays in the old file
@@ -568,13 +581,19 @@ int Runner::run() {
   if (!errored()) {
     set_run_state(STP_SESSION_RUNNING);
     if (have_cmd_) target_.release();
+    g_ring_stops_on_signal = true;
     event_loop();
+    g_ring_stops_on_signal = false;
   }
   input_.stop();  // the terminal's mode back (also when begin failed)
   set_run_state(errored() ? STP_SESSION_ERROR : STP_SESSION_STOPPING);
 
   bpf_stats_.report(obj_, s_.diag.stream());
   detach();
+  // Nothing is attached now. What follows (end probes, the exit report's symbolizing, a
+  // --profile's output) can take seconds and looks at no flag: a further ^C ends it from the
+  // handler, as one during the BPF load does.
+  loader::exit_on_next_interrupt();
   drain();
   if (have_cmd_) target_.abandon();  // still parked (begin failed or exited): let it go quietly
 

@@ -1,4 +1,5 @@
 #include "loader/stack_sources.h"
+#include "loader/interrupt.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -64,7 +65,12 @@ bool StackSources::start_user(pid_t target_pid, const std::string& target_path, 
   const char* no_tables = std::getenv("UKSTAP_NO_UNWIND_TABLES");
   if (!no_tables || std::string(no_tables) != "1") {
     tables_ = std::make_unique<UnwindTables>(*tracker_, *symbolizer_, s_.opts.verbose);
-    tracker_->set_new_mapping_fn([this](const vma::Mapping& m) { tables_->on_mapping(m); });
+    // Not after a stop signal: a table loaded now would serve no kernel walk (the probes are
+    // being detached), and a cold cache's backlog of newly mapped files took seconds to compile.
+    // A deferred walk still gets the tables it needs (UnwindTables::table_for).
+    tracker_->set_new_mapping_fn([this](const vma::Mapping& m) {
+      if (!interrupted()) tables_->on_mapping(m);
+    });
     // -d files (and with --ldd their libraries); the -c program and process() binaries always
     // with their libraries: they are certain to run, and their first events come before the
     // tracker could report their mappings.

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -373,8 +374,9 @@ const ElfFile* Symbolizer::file(const std::string& path, uint64_t dev, uint64_t 
 }
 
 // The vDSO exists only in memory. libdwfl's reporting API wants a file, so the image is copied
-// into a private temporary file, reported, and the file is unlinked at once (libdwfl keeps its
-// descriptor; nothing is left behind in /tmp).
+// into a memfd, reported by its /proc/self/fd/N name (libdwfl opens its own descriptor), and
+// ours is closed. No file in any directory: a /tmp copy (ignoring TMPDIR) was left behind when
+// ukstap was killed, or exited from its signal handler, between writing and unlinking it.
 const ElfFile* Symbolizer::vdso() {
   std::lock_guard<std::mutex> lock(impl_->mu);
   if (impl_->vdso_tried) return impl_->vdso;
@@ -389,19 +391,14 @@ const ElfFile* Symbolizer::vdso() {
     if (sscanf(line.c_str(), "%" SCNx64 "-%" SCNx64, &start, &end) == 2 && start == base) size = end - start;
   }
   if (!size) return nullptr;
-  char dir[] = "/tmp/ukstap-vdso-XXXXXX";
-  if (!mkdtemp(dir)) return nullptr;
-  std::string tmp = std::string(dir) + "/vdso.so";
-  bool written = false;
-  if (FILE* out = fopen(tmp.c_str(), "wb")) {
-    written = fwrite(reinterpret_cast<const void*>(base), 1, size, out) == size;
-    written = fclose(out) == 0 && written;
-  }
+  int fd = memfd_create("ukstap-vdso", MFD_CLOEXEC);
+  if (fd < 0) return nullptr;
+  bool written = write(fd, reinterpret_cast<const void*>(base), size) == (ssize_t)size;
   auto t0 = std::chrono::steady_clock::now();
   std::string err;
-  std::unique_ptr<ElfFile> f = written ? impl_->load("[vdso]", tmp, err) : nullptr;
-  unlink(tmp.c_str());
-  rmdir(dir);
+  std::unique_ptr<ElfFile> f =
+      written ? impl_->load("[vdso]", "/proc/self/fd/" + std::to_string(fd), err) : nullptr;
+  close(fd);
   if (!f) return nullptr;
   impl_->load_ms.try_emplace("[vdso]", ms_since(t0));
   std::string identity = "vdso:" + f->build_id();

@@ -1,7 +1,7 @@
 #!/bin/bash
 # sizeof/offsetof through @cast of a null pointer (passes/cast_layout.h), in a begin probe: a
 # header module's type (SystemTap's "<stdio.h>" modules) and a kernel type. Truths: a C program
-# compiled here prints sizeof(FILE) and offsetof(struct timeval, tv_usec); bpftool prints the
+# compiled here prints sizeof(FILE) and offsetof(struct timeval, tv_usec and tv_sec); bpftool prints the
 # kernel's BTF size of task_struct.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
@@ -10,13 +10,18 @@ cat > "$T_TMP/l.c" <<'C'
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/time.h>
-int main(void) { printf("%zu %zu\n", sizeof(FILE), offsetof(struct timeval, tv_usec)); return 0; }
+int main(void) {
+  printf("%zu %zu %zu\n", sizeof(FILE), offsetof(struct timeval, tv_usec), offsetof(struct timeval, tv_sec));
+  return 0;
+}
 C
 cc -o "$T_TMP/l" "$T_TMP/l.c"
 want=$("$T_TMP/l")
+# (tv_sec: offset 0, which the compiler writes as `.zero 8`, not as a .quad)
 t cast_layout_header 0 "$want"$'\n' '' -- "$UKSTAP" -e 'probe begin {
-  printf("%d %d\n", @cast_module_sizeof("</usr/include/stdio.h>", "FILE"),
-         &@cast(0, "struct timeval", "<sys/time.h>")->tv_usec)
+  printf("%d %d %d\n", @cast_module_sizeof("</usr/include/stdio.h>", "FILE"),
+         &@cast(0, "struct timeval", "<sys/time.h>")->tv_usec,
+         &@cast(0, "struct timeval", "<sys/time.h>")->tv_sec)
   exit()
 }'
 

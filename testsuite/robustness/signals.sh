@@ -4,7 +4,12 @@
 #    (-D STP_SYSCALL_DISPATCH=0): the exit took 12-13 s (the kernel tears each event down in
 #    turn); now the programs are detached at once and the events closed in the background;
 #  - while the probes are being attached (-vv prints a line per attached probe);
-#  - in pass 4: the compiler is killed, no clang is left, no /tmp/ukstapXXXXXX is left.
+#  - in pass 4: the compiler is killed, no clang is left, no /tmp/ukstapXXXXXX is left; also
+#    when three signals come at once (the handler's own exit: "too many interrupts");
+#  - in pass 2, while @cast's C compiler runs (the signal was lost before the fix);
+#  - while the BPF programs are loaded (SIGTERM, then SIGHUP: the handler ends the process);
+#  - after the run, while the end probe's output waits for a reader that does not read (a
+#    second signal ends ukstap: it was ignored until a third before the fix).
 # Each time the programs the killed ukstap had loaded are gone afterwards (their ids, read from
 # its /proc/PID/fdinfo before the signal, no longer answer `bpftool prog show id`).
 # e2e-schedule: alone (run-e2e.sh): 360 tracepoints on every system call of the machine, and
@@ -136,18 +141,23 @@ t "soft limit of 1,024: the -c command still has 1,024" 0 $'1024\n' '' -- \
 # directory from its command line (-o /tmp/ukstapXXXXXX/NAME.bpf.o; or, when this is the cache's
 # third module, the making of vmlinux.h's PCH before it: -o /tmp/ukstapXXXXXX/vmlinux.pch).
 export TMPDIR="$T_TMP/tmp"; mkdir -p "$TMPDIR"
+# compiler_of PID: sets cc (the pid of PID's clang -target bpf, up to 60 s) and tmpdir
+compiler_of() {
+  cc=; tmpdir=
+  for _ in $(seq 600); do
+    for p in $(grep -l "^PPid:[[:space:]]*$1\$" /proc/[0-9]*/status 2> /dev/null); do
+      p=${p#/proc/}; p=${p%/status}
+      tr '\0' ' ' < /proc/$p/cmdline 2> /dev/null | grep -q -- '-target bpf' && cc=$p
+    done
+    [ -n "$cc" ] && break
+    kill -0 "$1" 2> /dev/null || break
+    sleep 0.1
+  done
+  tmpdir=$(tr '\0' '\n' < /proc/$cc/cmdline 2> /dev/null | grep -A1 -x -- -o | tail -n 1 | xargs -r dirname)
+}
 "$UKSTAP" -e "probe syscall.getppid { println($$ + $RANDOM) }" > /dev/null 2> "$T_TMP/p4.err" &
 pid=$!
-cc=
-for _ in $(seq 600); do
-  for p in $(grep -l "^PPid:[[:space:]]*$pid\$" /proc/[0-9]*/status 2> /dev/null); do
-    p=${p#/proc/}; p=${p%/status}
-    tr '\0' ' ' < /proc/$p/cmdline 2> /dev/null | grep -q -- '-target bpf' && cc=$p
-  done
-  [ -n "$cc" ] && break
-  sleep 0.1
-done
-tmpdir=$(tr '\0' '\n' < /proc/$cc/cmdline 2> /dev/null | grep -A1 -x -- -o | tail -n 1 | xargs -r dirname)
+compiler_of $pid
 t "pass 4: the compiler was seen running (pid ${cc:-none}, in ${tmpdir:-?})" 0 '' '' -- test -n "$cc" -a -n "$tmpdir"
 stop $pid INT
 t "SIGINT in pass 4: exit status 1, nothing printed" 1 '' '' -- bash -c "cat '$T_TMP/p4.err' >&2; exit $rc"
@@ -157,4 +167,158 @@ t "SIGINT in pass 4: the compiler ($cc) is gone" 0 '' '' -- test ! -d "/proc/$cc
 t "SIGINT in pass 4: its temporary directory is gone" 0 '' '' -- test ! -e "$tmpdir"
 t "SIGINT in pass 4: no temporary directory is left" 0 '' '' -- \
   bash -c "! ls -d '$TMPDIR'/ukstap?????? 2> /dev/null | grep -q ."
+
+# --- pass 4, three signals at once: the handler exits itself ("too many interrupts") ----------
+# ukstap is stopped while the compiler runs; SIGINT, SIGTERM and SIGHUP are then pending
+# together (distinct signals: none is merged), and SIGCONT delivers all three. The handler's
+# _exit runs no destructor: before the fix the temporary directory stayed.
+"$UKSTAP" -e "probe syscall.getppid { println($$ + $RANDOM + 1) }" > /dev/null 2> "$T_TMP/p4x3.err" &
+pid=$!
+compiler_of $pid
+t "pass 4, three signals: the compiler was seen running (pid ${cc:-none}, in ${tmpdir:-?})" 0 '' '' -- test -n "$cc" -a -n "$tmpdir"
+kill -STOP $pid; kill -INT $pid; kill -TERM $pid; kill -HUP $pid
+stop $pid CONT
+t "pass 4, three signals: exit status 1, \"too many interrupts\"" 1 '' \
+  $'ukstap: too many interrupts received, exiting.\n' -- bash -c "cat '$T_TMP/p4x3.err' >&2; exit $rc"
+t "pass 4, three signals: exits within 5 s (took $ms ms)" 0 '' '' -- test $ms -lt 5000
+for _ in $(seq 20); do [ -d /proc/$cc ] || break; sleep 0.1; done
+t "pass 4, three signals: the compiler ($cc) is gone" 0 '' '' -- test ! -d "/proc/$cc"
+t "pass 4, three signals: no temporary directory is left (${tmpdir:-?} was there)" 0 '' '' -- \
+  bash -c "! ls -d '$TMPDIR'/ukstap?????? 2> /dev/null | grep -q ."
+
+# --- pass 2: @cast's C compiler (a layout from a C header) ------------------------------------
+# Each &@cast(0, "struct T", "<header>")->member runs `cc -S` on a file in
+# /tmp/ukstap-layout.XXXXXX. ukstap is stopped while such a compiler is its child and not yet
+# reaped (it still waits for it), then SIGINT and SIGCONT: ukstap ends after pass 2, exit status
+# 1, nothing printed. Before the fix the compiler ran under std::system, which ignores SIGINT in
+# the caller: the signal was lost and -p2 printed the script as if none came. A compiler that
+# ended before the stop is a miss: up to 5 runs (-p2: no BPF, no pass 4).
+CASTS='probe begin { println(0'
+for m in st_ino st_mode st_nlink st_uid st_gid st_rdev st_size st_blksize st_blocks \
+         st_atim st_mtim st_ctim; do CASTS+=" + &@cast(0, \"struct stat\", \"<sys/stat.h>\")->$m"; done
+CASTS+=') }'
+hit=
+for try in 1 2 3 4 5; do
+  "$UKSTAP" -p2 -e "$CASTS" > "$T_TMP/cast.out" 2> "$T_TMP/cast.err" &
+  pid=$!
+  cc=
+  while kill -0 $pid 2> /dev/null; do
+    for c in $(cat /proc/$pid/task/$pid/children 2> /dev/null); do
+      layout=$(tr '\0' ' ' < /proc/$c/cmdline 2> /dev/null | grep -o '/[^ ]*/ukstap-layout\.[A-Za-z0-9]*' | head -n 1)
+      [ -n "$layout" ] && cc=$c
+    done
+    [ -n "$cc" ] && break
+    sleep 0.01
+  done
+  kill -STOP $pid 2> /dev/null
+  if [ -n "$cc" ] && grep -qs "^PPid:[[:space:]]*$pid\$" /proc/$cc/status; then
+    hit=$try
+    kill -INT $pid
+    stop $pid CONT
+    break
+  fi
+  kill -CONT $pid 2> /dev/null; wait $pid
+done
+t "pass 2: ukstap was stopped while @cast's compiler was its child (run ${hit:-none} of 5)" 0 '' '' -- test -n "$hit"
+if [ -n "$hit" ]; then
+  t "SIGINT while @cast's compiler runs: exit status 1, nothing printed" 1 '' '' -- \
+    bash -c "cat '$T_TMP/cast.out'; cat '$T_TMP/cast.err' >&2; exit $rc"
+  t "SIGINT while @cast's compiler runs: exits within 5 s (took $ms ms)" 0 '' '' -- test $ms -lt 5000
+  t "SIGINT while @cast's compiler runs: its directory ($layout) is gone" 0 '' '' -- test -n "$layout" -a ! -e "$layout"
+fi
+
+# --- pass 5, while the BPF programs are loaded ------------------------------------------------
+# The 360 tracepoint programs (compiled above): a first program in ukstap's fdinfo and no
+# "Pass 5: starting run." yet (-v prints it after the load) is the load. ukstap is stopped when
+# a program appears, the phase read while it cannot move on, then the signal and SIGCONT. (When
+# the load was over before the stop, the signal falls in the attach: the same checks hold, the
+# name says so.) SIGHUP's run ends the same way; it is not ignored unless ukstap started with it
+# ignored (nohup).
+for sig in TERM HUP; do
+  quiet_detach
+  "$UKSTAP" -v -D STP_SYSCALL_DISPATCH=0 -e "$SYS" > /dev/null 2> "$T_TMP/load.err" &
+  pid=$!
+  for _ in $(seq 3000); do
+    grep -qs '^prog_id:' /proc/$pid/fdinfo/* && break
+    kill -0 $pid 2> /dev/null || break
+    sleep 0.05
+  done
+  kill -STOP $pid
+  ids=$(prog_ids $pid)
+  kids=$(grep -l "^PPid:[[:space:]]*$pid\$" /proc/[0-9]*/status 2> /dev/null | cut -d/ -f3 | tr '\n' ' ')
+  phase="while the programs are loaded"
+  grep -q '^Pass 5: starting run' "$T_TMP/load.err" && phase="after the load (it was over before the stop)"
+  kill -$sig $pid
+  stop $pid CONT
+  slow_report $ms
+  t "SIG$sig $phase: exit status 1" 1 '' '' -- sh -c "exit $rc"
+  t "SIG$sig $phase: exits within 5 s (took $ms ms)" 0 '' '' -- test $ms -lt 5000
+  t_gone "SIG$sig $phase" "$ids"
+  # (its children when it was stopped; after its exit an orphan's parent is no longer ukstap)
+  for _ in $(seq 20); do left=; for k in $kids; do [ -d /proc/$k ] && left="$left $k"; done; [ -z "$left" ] && break; sleep 0.1; done
+  t "SIG$sig $phase: no child left (${kids:-none} when stopped)" 0 '' '' -- test -z "$left"
+done
+
+# --- after the run: the end probe's output waits for a reader ---------------------------------
+# stdout is a FIFO this script holds open and never reads: the end probe's 300 KB fill it and
+# ukstap waits in write(2) (its wchan: the kernel's pipe_write). That wait is the reader's doing
+# (stap and bpftrace wait as well) and the output is not dropped; but a signal then must still
+# end ukstap. The first SIGINT ends the run (begin's warn on stderr says it runs); the SIGTERM
+# that comes while the end probe's output waits ends ukstap, exit status 1. Before the fix it
+# was ignored, as was every signal but a third.
+mkfifo "$T_TMP/unread"
+exec 7<> "$T_TMP/unread"
+"$UKSTAP" -e 'probe syscall.getppid { } probe begin { warn("running") }
+  probe end { for (i = 0; i < 3000; i++) printf("%0100d\n", i) }' > "$T_TMP/unread" 2> "$T_TMP/end.err" &
+pid=$!
+wait_line "$T_TMP/end.err" 'running' 600 $pid
+ids=$(prog_ids $pid)
+kill -INT $pid
+w=
+for _ in $(seq 600); do
+  w=$(cat /proc/$pid/wchan 2> /dev/null)
+  case $w in *pipe_write) break ;; esac
+  kill -0 $pid 2> /dev/null || break
+  sleep 0.1
+done
+t "after the run: its end probe's output waits for a reader (wchan ${w:-none})" 0 '' '' -- \
+  bash -c "case '$w' in *pipe_write) ;; *) exit 1 ;; esac"
+stop $pid TERM
+exec 7<&-
+t "after the run, a second signal while the output waits: exit status 1" 1 '' '~^ukstap: interrupted' -- \
+  bash -c "cat '$T_TMP/end.err' >&2; exit $rc"
+t "after the run, a second signal while the output waits: exits within 5 s (took $ms ms)" 0 '' '' -- test $ms -lt 5000
+t_gone "a second signal after the run" "$ids"
+
+# --- system-wide --profile, a cold unwind-table cache: the run stops at once ------------------
+# System-wide, each executable file newly mapped on the machine had its unwind table compiled in
+# the event loop's read of the side-band ring, even after a SIGINT: the loop looked at the signal
+# only after the whole backlog (13-18 s seen on this machine while it built), and a second
+# signal then was not acted on either. Here ukstap is stopped once started ("Pass 5: started"),
+# ld.so --list maps 100 libraries meanwhile (a backlog of new files, the cache of tables
+# emptied), then SIGINT and SIGCONT. Once ukstap has run 0.2 s of CPU since (/proc/PID/stat
+# utime+stime), SIGTERM: it must end within 3 s. Before the fix it went on compiling tables
+# (6-11 s); now the loop ends at once and the second signal ends the exit report.
+"$UKSTAP" -p4 --profile=99 -o /dev/null > /dev/null
+rm -rf "$XDG_CACHE_HOME/ukstap/cfi"
+"$UKSTAP" -v --profile=99 -o /dev/null 2> "$T_TMP/prof.err" &
+pid=$!
+wait_line "$T_TMP/prof.err" '^Pass 5: started' 600 $pid
+ids=$(prog_ids $pid)
+kill -STOP $pid
+ls /usr/lib/*-linux-gnu/*.so.* 2> /dev/null | head -n 100 | while read -r f; do
+  /lib64/ld-linux-x86-64.so.2 --list "$f" > /dev/null 2>&1 || /lib/ld-linux-aarch64.so.1 --list "$f" > /dev/null 2>&1
+done
+cpu() { awk '{print $14 + $15}' /proc/$1/stat 2> /dev/null; }
+c0=$(cpu $pid)
+kill -INT $pid; kill -CONT $pid
+for _ in $(seq 600); do
+  c=$(cpu $pid); [ -n "$c" ] || break
+  [ $((c - c0)) -ge 20 ] && break
+  sleep 0.05
+done
+stop $pid TERM
+slow_report $ms
+t "system-wide --profile, cold tables, SIGINT then SIGTERM: exits within 3 s of the SIGTERM (took $ms ms)" 0 '' '' -- test $ms -lt 3000
+t_gone "system-wide --profile after SIGINT and SIGTERM" "$ids"
 t_done

@@ -16,9 +16,11 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -517,11 +519,31 @@ TEST_CASE("symbolizer: the vDSO", "[symbolizer]") {
     WARN("skipping: no vDSO");
     return;
   }
+  // What ukstap's descriptors name before and after: the copy libdwfl reads is a memfd, in no
+  // directory (a /tmp copy was left behind when ukstap died before unlinking it).
+  auto fd_targets = [] {
+    std::set<std::string> t;
+    for (auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+      std::error_code ec;
+      t.insert(std::filesystem::read_symlink(e.path(), ec).string());
+    }
+    return t;
+  };
+  std::set<std::string> before = fd_targets();
   Symbolizer s;
   const ElfFile* f = s.vdso();
   REQUIRE(f);
   CHECK(f->path() == "[vdso]");
   CHECK(s.vdso() == f);
+  std::vector<std::string> opened;
+  for (const std::string& t : fd_targets())
+    if (!before.count(t)) opened.push_back(t);
+  CAPTURE(opened);
+  CHECK(std::count_if(opened.begin(), opened.end(), [](const std::string& t) {
+          return t.rfind("/memfd:ukstap-vdso", 0) == 0;
+        }) == 1);
+  CHECK(std::none_of(opened.begin(), opened.end(),
+                     [](const std::string& t) { return t.find("ukstap-vdso-") != std::string::npos; }));
 
   // Truth: readelf on a copy of the same image made here.
   Map m;

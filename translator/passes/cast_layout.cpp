@@ -2,13 +2,18 @@
 
 #include <bpf/btf.h>
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <sstream>
-#include <unistd.h>
 
 #include "driver/diagnostics.h"
 #include "passes/kernel_types.h"
@@ -32,6 +37,36 @@ bool is_sizeof(const ast::CastOp& e) {
          e.components[0].kind == ast::TargetComponent::Kind::LiteralIndex;
 }
 
+// `cc -S -O0 -o OUT SRC`, its messages dropped; true when it succeeded. Not std::system: that
+// ignores SIGINT and SIGQUIT in ukstap while the compiler runs, so a `kill -INT` of ukstap then
+// was lost and the run went on. Here ukstap's handler records it (loader/interrupt.h) and the
+// driver stops after pass 2; the compiler, a few tens of ms, is let finish. In its own process
+// group, as pass 4's compilers (loader/util.h run_command): a terminal's ^C reaches ukstap only,
+// not a compiler whose death would read as "no such member".
+bool compile_to_assembly(const std::string& src, const std::string& out) {
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  if (posix_spawn_file_actions_init(&fa) != 0) return false;
+  if (posix_spawnattr_init(&attr) != 0) {
+    posix_spawn_file_actions_destroy(&fa);
+    return false;
+  }
+  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  std::string cc = "cc", S = "-S", O0 = "-O0", o = "-o", out_arg = out, src_arg = src;
+  char* argv[] = {cc.data(), S.data(), O0.data(), o.data(), out_arg.data(), src_arg.data(), nullptr};
+  pid_t pid;
+  int rc = posix_spawnp(&pid, "cc", &fa, &attr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) return false;
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return false;
+  return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 // One value from the C compiler: `expr` (sizeof/offsetof of `type`) with `header` included,
 // read back from the assembly of a constant initialised with it. Trying `struct T` when T is
 // not a type name itself. Cached: the macros use the same expression more than once.
@@ -51,8 +86,7 @@ int64_t compiler_value(const std::string& header, const std::string& type, bool 
         << "const unsigned long long __ukstap_value = "
         << (offset ? "offsetof(" + t + ", " + member + ")" : "sizeof(" + t + ")") << ";\n";
     }
-    std::string cmd = "cc -S -O0 -o " + d + "/l.s " + d + "/l.c 2>/dev/null";
-    if (std::system(cmd.c_str()) != 0) continue;
+    if (!compile_to_assembly(d + "/l.c", d + "/l.s")) continue;
     std::ifstream s(d + "/l.s");
     std::string line;
     bool in_value = false;
@@ -66,10 +100,17 @@ int64_t compiler_value(const std::string& header, const std::string& type, bool 
         value = v;
         break;
       }
+      // A 0 (offsetof a first member) is emitted as 8 zero bytes, not as a .quad.
+      if (in_value && dir_word == ".zero" && words >> v && v == 8) {
+        value = 0;
+        break;
+      }
     }
     if (value >= 0) break;
   }
-  std::system(("rm -rf " + d).c_str());
+  ::unlink((d + "/l.c").c_str());
+  ::unlink((d + "/l.s").c_str());
+  ::rmdir(d.c_str());
   if (value < 0)
     throw SemanticError("@cast(..., \"" + type + "\", \"" + header + "\"): the C compiler (cc) " +
                             "finds no " + (offset ? "member " + member + " of " : "type ") +
