@@ -672,8 +672,8 @@ class BodyEmitter : public ast::Visitor {
              std::to_string(f.size) + ");");
         value_ = t;
       } else {
-        value_ = "STP_TP_LONG(c, " + std::to_string(f.offset) + ", " + std::to_string(f.size) +
-                 ", " + (f.is_signed ? "1" : "0") + ")";
+        value_ = "STP_TP_LONG(c, " + std::to_string(f.offset) + ", " +
+                 std::to_string(f.value_size) + ", " + (f.value_signed ? "1" : "0") + ")";
       }
       return;
     }
@@ -709,7 +709,7 @@ class BodyEmitter : public ast::Visitor {
         line("stp_sfmt_lit(c, " + t + ", \"\\\"\");");
       } else {
         line("stp_sfmt_long(c, " + t + ", STP_TP_LONG(c, " + std::to_string(f.offset) + ", " +
-             std::to_string(f.size) + ", " + (f.is_signed ? "1" : "0") +
+             std::to_string(f.value_size) + ", " + (f.value_signed ? "1" : "0") +
              "), 'x', STP_FLAG_ALT, 0, -1);");
       }
     }
