@@ -218,4 +218,11 @@ t "-p1 re-parses: corpus stats.stp" 0 '' '' --stdin "$(cat "$UKSTAP_TOP_SRCDIR/t
 t "-p1 re-parses: corpus syscall.stp" 0 '' '' --stdin "$(cat "$UKSTAP_TOP_SRCDIR/testsuite/fuzz/corpus/syscall.stp")" -- reparse
 t "-p1 re-parses: a script using most of the language" 0 '' '' --stdin "$RICH" -- reparse
 
+# One histogram per statistic (SystemTap's stat_decl_collector): the same kind with the same
+# parameters twice is that one histogram, accepted; other kinds on other statistics too.
+# (A second, different histogram is refused: parse-errors/hist_two_kinds.)
+t "@hist_log twice, the same @hist_linear twice: one histogram each" 0 '*' '' -- "$UKSTAP" -p2 -e \
+  'global s, t; probe begin { s <<< 1; t <<< 1; print(@hist_log(s)); print(@hist_log(s))
+   print(@hist_linear(t, 0, 10, 1)) } probe end { print(@hist_linear(t, 0, 10, 1)) }'
+
 t_done
