@@ -225,4 +225,16 @@ t "@hist_log twice, the same @hist_linear twice: one histogram each" 0 '*' '' --
   'global s, t; probe begin { s <<< 1; t <<< 1; print(@hist_log(s)); print(@hist_log(s))
    print(@hist_linear(t, 0, 10, 1)) } probe end { print(@hist_linear(t, 0, 10, 1)) }'
 
+# A user global named like an alias body's variable: the alias's `count = $count` binds to it
+# (SystemTap resolves alias-body names locals, then globals: elaborate.cxx find_var) and
+# SystemTap warns "cross-file global variable reference to <the global> from: <the alias's
+# identifier>". The tapset line is found in the tapset source, not taken from ukstap.
+read_count=$(awk '/^probe (__)?syscall\.read[ =]/ { a = 1 } a && /^\tcount = \$count/ { print NR; exit }' \
+  "$UKSTAP_TOP_SRCDIR/tapsets/syscalls/files.stp")
+t "a user global named like syscall.read's count: stap's cross-file warning (files.stp:$read_count)" 0 '*' \
+  "~^WARNING: cross-file global variable reference to identifier 'count' at <input>:1:8 from: identifier 'count' at .*/tapsets/syscalls/files\\.stp:$read_count:2\$" \
+  -- "$UKSTAP" -p2 -e 'global count; probe syscall.read { count++ } probe end { println(count) }'
+t "no warning for a tapset's own globals, nor without a clash" 0 '*' '' \
+  -- "$UKSTAP" -p2 -e 'global cnt; probe syscall.read { cnt++ } probe begin { println(argc) }'
+
 t_done
