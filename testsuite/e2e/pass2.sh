@@ -237,4 +237,24 @@ t "a user global named like syscall.read's count: stap's cross-file warning (fil
 t "no warning for a tapset's own globals, nor without a clash" 0 '*' '' \
   -- "$UKSTAP" -p2 -e 'global cnt; probe syscall.read { cnt++ } probe begin { println(argc) }'
 
+# Messages that name what is missing, not something the user did not do. The program's
+# parameters and its struct pt are in the C source below (a kernel struct pt exists too).
+printf '%s\n' 'struct pt { int x; };' \
+  'int leaf(int a, const char *s, struct pt *p) { return a + s[0] + p->x; }' \
+  'int main(void) { struct pt p = { 1 }; return leaf(1, "x", &p) == 0; }' > "$T_TMP/pt.c"
+if t_build "the struct pt program" gcc -g -O1 -o "$T_TMP/pt" "$T_TMP/pt.c"; then
+  t "\$\$parms at a uprobe: print the parameters by name" 1 '' \
+    "~^semantic error: \\\$\\\$parms at a uprobe is not supported by the BPF backend yet: print the parameters by name \(\\\$a, \\\$s, \\\$p\) instead: " \
+    -- "$UKSTAP" -p3 -e 'probe process("'"$T_TMP/pt"'").function("leaf") { println($$parms) }'
+  t "\$\$return at a uprobe: print \$return" 1 '' \
+    "~^semantic error: \\\$\\\$return at a uprobe is not supported by the BPF backend yet: print \\\$return instead: " \
+    -- "$UKSTAP" -p3 -e 'probe process("'"$T_TMP/pt"'").function("leaf").return { println($$return) }'
+  t "@cast to a user type in a process probe: not supported, not a kernel member list" 1 '' \
+    "~^semantic error: @cast to \"struct pt\" in a process probe: user-space types are not supported \(@cast resolves against the kernel's BTF" \
+    -- "$UKSTAP" -p2 -e 'probe process("'"$T_TMP/pt"'").function("leaf") { println(@cast($p, "struct pt")->x) }'
+fi
+t "\$filename\$ of a char * field: not supported, with what to use" 1 '' \
+  "~^semantic error: pretty-printing \('\\\$'\) of the char \* tracepoint field '\\\$filename' is not supported: use user_string_quoted\(\\\$filename\): " \
+  -- "$UKSTAP" -p2 -e 'probe syscall.openat { println($filename$) }'
+
 t_done

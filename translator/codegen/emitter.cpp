@@ -743,6 +743,18 @@ class BodyEmitter : public ast::Visitor {
         unsupported("parameter " + e.name + " of type " + type, e.tok);
       return "((int64_t)(" + ctype + ")STP_UARG(c, " + std::to_string(k) + "))";
     }
+    // $$vars/$$parms/$$locals/$$return are pretty-printed summaries, not parameters: say so,
+    // rather than send the user to check the function's calling convention.
+    if (e.name.rfind("$$", 0) == 0) {
+      std::string names;
+      for (const auto& prm : up.params) names += (names.empty() ? "" : ", ") + prm.name;
+      std::string use = e.name == "$$return" ? "$return"
+                        : names.empty()      ? "the parameters by name"
+                                             : "the parameters by name (" + names + ")";
+      throw TranslateError(e.name + " at a uprobe is not supported by the BPF backend yet: print " +
+                               use + " instead",
+                           e.tok);
+    }
     unsupported("target variable " + e.name + " (not a register parameter) at a uprobe", e.tok);
   }
 

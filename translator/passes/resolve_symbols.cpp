@@ -238,7 +238,18 @@ class Resolver : public ast::TraversingVisitor {
     for (auto& c : e.components)
       if (c.expr_index) c.expr_index->accept(*this);
     bool chars = false;
-    e.type = kernel_cast_type(e, /*quiet=*/false, &chars);
+    try {
+      e.type = kernel_cast_type(e, /*quiet=*/false, &chars);
+    } catch (const SemanticError& err) {
+      // SystemTap looks a process probe's @cast type up in the probed program's DWARF; ukstap
+      // only in the kernel's BTF, whose same-named type ("struct pt") is not the program's.
+      if (!probe_ || !probe_->family.is(probes::ProbeKind::Uprobe) || !e.module.empty()) throw;
+      throw SemanticError("@cast to \"" + e.type_name +
+                              "\" in a process probe: user-space types are not supported "
+                              "(@cast resolves against the kernel's BTF, where " +
+                              err.what() + ")",
+                          err.tok ? err.tok : e.tok);
+    }
     if (chars) s_.kernel_char_arrays.insert(&e);
   }
 
