@@ -145,7 +145,9 @@ bool parse_trace_format(const std::string& text, TraceEvent& ev) {
     fld.value_signed = fld.is_signed;
     int bytes = 0;
     bool c_signed = false;
-    if (kernel_c_integer(fld.type, bytes, c_signed) && bytes <= fld.size && fld.size <= 8) {
+    // Only a slot wider than its type is reinterpreted: otherwise the format's own signed:
+    // is the kernel's truth (char is signed or not by the kernel's build).
+    if (kernel_c_integer(fld.type, bytes, c_signed) && bytes < fld.size && fld.size <= 8) {
       fld.value_size = bytes;
       fld.value_signed = c_signed;
     }

@@ -21,8 +21,8 @@ struct TraceField {
   // The value a script sees: the declared C integer type's width and signedness. The syscall
   // events store every argument in an 8-byte slot marked unsigned (`field:int dfd; size:8;
   // signed:0`), but $dfd is the C int (AT_FDCWD is -100, as in SystemTap): the low
-  // value_size bytes, sign-extended when the C type is signed. Equal to size/is_signed for
-  // types that are not integers or not known here.
+  // value_size bytes, sign-extended when the C type is signed. Equal to size/is_signed unless
+  // the field is a known integer type narrower than its slot.
   int value_size = 0;
   bool value_signed = false;
 };
