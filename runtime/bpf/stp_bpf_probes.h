@@ -139,13 +139,21 @@ static __always_inline uint64_t stp__sys_nr_exit(struct bpf_raw_tracepoint_args 
 
 /* Tracepoint record fields (offset/size/signedness from the event's format file). Aligned
  * fields are read directly from the context; anything else with a helper. */
+/* A 32-bit value sign-extended by shifts. clang 14's BPF backend with -mcpu=v3 (alu32) emits
+ * a plain zero-extending load for (int64_t)*(int32_t *)p, so an int field of -100 read as
+ * 4294967196; the barrier keeps it from folding the shifts back into that load. */
+static __always_inline int64_t stp__sext32(uint64_t v)
+{
+  asm volatile("" : "+r"(v));
+  return (int64_t)(v << 32) >> 32;
+}
 static __always_inline int64_t stp__tp_long(void *ctx, int off, int size, int is_signed)
 {
   if (off % size == 0) {
     switch (size) {
     case 1: return is_signed ? *(int8_t *)(ctx + off) : *(uint8_t *)(ctx + off);
     case 2: return is_signed ? *(int16_t *)(ctx + off) : *(uint16_t *)(ctx + off);
-    case 4: return is_signed ? *(int32_t *)(ctx + off) : *(uint32_t *)(ctx + off);
+    case 4: return is_signed ? stp__sext32(*(uint32_t *)(ctx + off)) : *(uint32_t *)(ctx + off);
     default: return *(int64_t *)(ctx + off);
     }
   } else {
@@ -155,7 +163,7 @@ static __always_inline int64_t stp__tp_long(void *ctx, int off, int size, int is
     switch (size) {
     case 1: return is_signed ? u.b : u.ub;
     case 2: return is_signed ? u.h : u.uh;
-    case 4: return is_signed ? u.w : u.uw;
+    case 4: return is_signed ? stp__sext32(u.uw) : u.uw;
     default: return u.d;
     }
   }

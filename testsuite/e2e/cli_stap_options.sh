@@ -81,4 +81,31 @@ t "--disable-cache: nor written" 0 '' '' -- bash -c \
   "find '$cache' -exec stat -c '%n %s %Y' {} + | sort | diff '$T_TMP/before' -"
 t "cached run says so (control)" 0 '*' '~^Pass 4: using cached ' -- \
   env XDG_CACHE_HOME="$cache" "$UKSTAP" -v -p4 -e "$SCRIPT"
+# --- SystemTap's kernel-module runtime options (man stap) ---------------------------------------
+# Accepted where ukstap already does what they ask: -b (bulk per-CPU files: ukstap has one
+# stream), -s NUM (per-CPU buffer megabytes, 1-4095), -r/-a naming the running kernel and
+# machine (uname), --privilege=stapdev (full privileges). The output is that of the same run
+# without them.
+t "-b -s 4 -r \$(uname -r) -a \$(uname -m) --privilege=stapdev accepted" 0 '*' '' -- \
+  "$UKSTAP" -b -s 4 -r "$(uname -r)" -a "$(uname -m)" --privilege=stapdev -p2 -e "$OK"
+t "-s 0: stap's buffer-size error" 1 '' "Invalid buffer size (should be 1-4095).${NL}" -- \
+  "$UKSTAP" -s 0 -p2 -e "$OK"
+# The rest: one line naming the SystemTap meaning and that ukstap does not support it (not
+# getopt's "invalid option", which reads as a typo).
+refused() {  # NAME OPTION... : exit 1, "ukstap: NAME: SystemTap's ... not supported by ukstap..."
+  local name=$1; shift
+  t "$name refused with its SystemTap meaning" 1 '' \
+    "~^ukstap: $name: SystemTap's .* (is|are) not supported by ukstap" -- "$UKSTAP" "$@" -p2 -e "$OK"
+}
+refused -t -t
+refused -F -F
+refused --suppress-handler-errors --suppress-handler-errors
+refused --suppress-time-limits --suppress-time-limits
+refused --poison-cache --poison-cache
+refused --privilege=stapusr --privilege=stapusr
+refused --unprivileged --unprivileged
+refused "-r 2\.6\.32" -r 2.6.32
+refused "-a s390x" -a s390x
+# -q is no SystemTap option (man stap has none): getopt's message stays (cli.sh checks it).
+
 t_done

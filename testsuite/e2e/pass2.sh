@@ -218,4 +218,43 @@ t "-p1 re-parses: corpus stats.stp" 0 '' '' --stdin "$(cat "$UKSTAP_TOP_SRCDIR/t
 t "-p1 re-parses: corpus syscall.stp" 0 '' '' --stdin "$(cat "$UKSTAP_TOP_SRCDIR/testsuite/fuzz/corpus/syscall.stp")" -- reparse
 t "-p1 re-parses: a script using most of the language" 0 '' '' --stdin "$RICH" -- reparse
 
+# One histogram per statistic (SystemTap's stat_decl_collector): the same kind with the same
+# parameters twice is that one histogram, accepted; other kinds on other statistics too.
+# (A second, different histogram is refused: parse-errors/hist_two_kinds.)
+t "@hist_log twice, the same @hist_linear twice: one histogram each" 0 '*' '' -- "$UKSTAP" -p2 -e \
+  'global s, t; probe begin { s <<< 1; t <<< 1; print(@hist_log(s)); print(@hist_log(s))
+   print(@hist_linear(t, 0, 10, 1)) } probe end { print(@hist_linear(t, 0, 10, 1)) }'
+
+# A user global named like an alias body's variable: the alias's `count = $count` binds to it
+# (SystemTap resolves alias-body names locals, then globals: elaborate.cxx find_var) and
+# SystemTap warns "cross-file global variable reference to <the global> from: <the alias's
+# identifier>". The tapset line is found in the tapset source, not taken from ukstap.
+read_count=$(awk '/^probe (__)?syscall\.read[ =]/ { a = 1 } a && /^\tcount = \$count/ { print NR; exit }' \
+  "$UKSTAP_TOP_SRCDIR/tapsets/syscalls/files.stp")
+t "a user global named like syscall.read's count: stap's cross-file warning (files.stp:$read_count)" 0 '*' \
+  "~^WARNING: cross-file global variable reference to identifier 'count' at <input>:1:8 from: identifier 'count' at .*/tapsets/syscalls/files\\.stp:$read_count:2\$" \
+  -- "$UKSTAP" -p2 -e 'global count; probe syscall.read { count++ } probe end { println(count) }'
+t "no warning for a tapset's own globals, nor without a clash" 0 '*' '' \
+  -- "$UKSTAP" -p2 -e 'global cnt; probe syscall.read { cnt++ } probe begin { println(argc) }'
+
+# Messages that name what is missing, not something the user did not do. The program's
+# parameters and its struct pt are in the C source below (a kernel struct pt exists too).
+printf '%s\n' 'struct pt { int x; };' \
+  'int leaf(int a, const char *s, struct pt *p) { return a + s[0] + p->x; }' \
+  'int main(void) { struct pt p = { 1 }; return leaf(1, "x", &p) == 0; }' > "$T_TMP/pt.c"
+if t_build "the struct pt program" gcc -g -O1 -o "$T_TMP/pt" "$T_TMP/pt.c"; then
+  t "\$\$parms at a uprobe: print the parameters by name" 1 '' \
+    "~^semantic error: \\\$\\\$parms at a uprobe is not supported by the BPF backend yet: print the parameters by name \(\\\$a, \\\$s, \\\$p\) instead: " \
+    -- "$UKSTAP" -p3 -e 'probe process("'"$T_TMP/pt"'").function("leaf") { println($$parms) }'
+  t "\$\$return at a uprobe: print \$return" 1 '' \
+    "~^semantic error: \\\$\\\$return at a uprobe is not supported by the BPF backend yet: print \\\$return instead: " \
+    -- "$UKSTAP" -p3 -e 'probe process("'"$T_TMP/pt"'").function("leaf").return { println($$return) }'
+  t "@cast to a user type in a process probe: not supported, not a kernel member list" 1 '' \
+    "~^semantic error: @cast to \"struct pt\" in a process probe: user-space types are not supported \(@cast resolves against the kernel's BTF" \
+    -- "$UKSTAP" -p2 -e 'probe process("'"$T_TMP/pt"'").function("leaf") { println(@cast($p, "struct pt")->x) }'
+fi
+t "\$filename\$ of a char * field: not supported, with what to use" 1 '' \
+  "~^semantic error: pretty-printing \('\\\$'\) of the char \* tracepoint field '\\\$filename' is not supported: use user_string_quoted\(\\\$filename\): " \
+  -- "$UKSTAP" -p2 -e 'probe syscall.openat { println($filename$) }'
+
 t_done

@@ -45,6 +45,10 @@ cat > "$T_TMP/body.stp" <<'EOF'
   printf("isdigit:%d %d %d\n", isdigit("7x"), isdigit("x7"), isdigit(""))
   printf("errno:%s|%s|%s|%s|%s\n", errno_str(2), return_str(1, -2), return_str(2, 255),
          return_str(1, -512), return_str(1, 3))
+  # SystemTap's errno_str/errno_p take |err| (errno.stp: e = (e > 0 ? e : -e)): a negative
+  # syscall return names its errno; 0 and unknown numbers have none.
+  printf("errno-neg:%s|%s|%s|%s|%d|%d\n", errno_str(-2), errno_str(-22), errno_str(0),
+         errno_str(-9999), errno_p(-2), errno_p(-9999))
   printf("faults:%s|%s|%s|%s\n", user_string(0, "ufault"), user_string_quoted(0),
          kernel_string(0, "kfault"), user_string_n(0, 3, "nfault"))
   try { user_string(0) } catch (e) { printf("user_string-err:%s\n", e) }
@@ -67,6 +71,7 @@ stringat:98 97
 stringat-err:Position out of bounds
 isdigit:1 0 0
 errno:ENOENT|-2 (ENOENT)|0xff|-512|3
+errno-neg:ENOENT|EINVAL|||2|0
 faults:ufault|0x0|kfault|nfault
 user_string-err:user string copy fault -14 at 0x0 [man error::fault]
 aux:AT_FDCWD|3|O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC|O_RDONLY|MAP_PRIVATE|MAP_ANONYMOUS|0x0|PROT_READ|PROT_WRITE|PROT_NONE

@@ -39,12 +39,15 @@ t "timer probe keeps MAXACTION" 1 '' '~^ERROR: MAXACTION exceeded' -- timeout 60
 
 # A tapset alias's variable with the name of a user global is that global (one namespace):
 # syscall.read's body sets count = $count, the handler increments it. dd's one read of fd 0
-# asks for bs=77 bytes (strace: read(0, ..., 77)), so the handler sees 78.
+# asks for bs=77 bytes (strace: read(0, ..., 77)), so the handler sees 78. SystemTap binds
+# so too, and warns (elaborate.cxx find_var): "cross-file global variable reference to <the
+# global> from: <the alias's identifier>" (sem_alias.stp's count is at 1:27).
 mkdir -p "$T_TMP/tapset"
 printf 'probe sem_alias = begin { count = 41 }\n' > "$T_TMP/tapset/sem_alias.stp"
-t "tapset alias body writes the user's global" 0 $'42\n' '' -- timeout 60 "$UKSTAP" -I "$T_TMP/tapset" \
+XFILE="~^WARNING: cross-file global variable reference to identifier 'count' at <input>:1:8 from: identifier 'count' at "
+t "tapset alias body writes the user's global" 0 $'42\n' "$XFILE$T_TMP/tapset/sem_alias.stp:1:27\$" -- timeout 60 "$UKSTAP" -I "$T_TMP/tapset" \
   -e 'global count; probe sem_alias { count++ } probe begin(1) { exit() } probe end { println(count) }'
-t "alias variable named like a user global is the global" 0 $'78\n' '' -- timeout 60 "$UKSTAP" \
+t "alias variable named like a user global is the global" 0 $'78\n' "$XFILE.*/syscalls/files\\.stp:" -- timeout 60 "$UKSTAP" \
   -c 'dd if=/dev/zero of=/dev/null bs=77 count=1 status=none' \
   -e 'global count; probe syscall.read { if (pid() == target() && fd == 0) printf("%d\n", ++count) }'
 

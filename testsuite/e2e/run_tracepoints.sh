@@ -26,4 +26,12 @@ t "\$\$vars of syscalls:sys_enter_openat names every argument" 0 \
   '~^dfd=0x[0-9a-f]+ filename=0x[0-9a-f]+ flags=0x[0-9a-f]+ mode=0x[0-9a-f]+$' '' -- \
   "$UKSTAP" -e 'probe kernel.trace("syscalls:sys_enter_openat") { if (pid() == target()) { println($$vars); exit() } }' \
   -c "$CAT /dev/null"
+# The syscall events store every argument in an 8-byte slot marked unsigned (`field:int dfd;
+# size:8; signed:0`); $dfd is the C int, as in SystemTap. cat opens files relative to AT_FDCWD
+# (strace shows openat(AT_FDCWD, ...)), whose value is the kernel header's.
+AT_FDCWD=$(awk '$1 == "#define" && $2 == "AT_FDCWD" { print $3 }' /usr/include/linux/fcntl.h)
+t "\$dfd of openat is the C int AT_FDCWD ($AT_FDCWD), sign-extended in \$\$parms too" 0 \
+  "~^$AT_FDCWD $(printf 'dfd=%#x' "$AT_FDCWD") filename=0x" '' -- \
+  "$UKSTAP" -e 'probe kernel.trace("syscalls:sys_enter_openat") { if (pid() == target()) { printf("%d %s\n", $dfd, $$parms); exit() } }' \
+  -c "$CAT /dev/null"
 t_done

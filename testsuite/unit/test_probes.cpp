@@ -297,6 +297,20 @@ TEST_CASE("tracefs format parsing and -L type text", "[probes][tracepoint]") {
       text += "$" + f.name + ":" + probes::trace_field_type_text(f) + "@" + std::to_string(f.offset) + " ";
   CHECK(text == "$dfd:long@16 $filename:char const*@24 $mode:long@40 $prev_comm:char[16]@48 "
                 "$name:string@64 $p:struct task_struct*@72 ");
+  // The value a script reads is the declared C type, not the 8-byte slot the format calls
+  // unsigned: int dfd is 4 signed bytes (AT_FDCWD reads -100), umode_t 2 unsigned bytes
+  // (include/linux/types.h: unsigned short), a pointer the whole slot.
+  std::string widths;
+  for (auto& f : ev.fields)
+    if (probes::trace_field_visible(f) && f.type.find('[') == std::string::npos)
+      widths += f.name + ":" + std::to_string(f.value_size) + (f.value_signed ? "s " : "u ");
+  CHECK(widths == "dfd:4s filename:8u mode:2u p:8u ");
+  int bytes = 0;
+  bool sign = false;
+  CHECK((probes::kernel_c_integer("const pid_t", bytes, sign) && bytes == 4 && sign));
+  CHECK((probes::kernel_c_integer("unsigned int", bytes, sign) && bytes == 4 && !sign));
+  CHECK((probes::kernel_c_integer("size_t", bytes, sign) && bytes == 8 && !sign));
+  CHECK(!probes::kernel_c_integer("struct file *", bytes, sign));
 }
 
 TEST_CASE("kernel.trace against the live tracefs", "[probes][tracepoint][root]") {

@@ -672,8 +672,8 @@ class BodyEmitter : public ast::Visitor {
              std::to_string(f.size) + ");");
         value_ = t;
       } else {
-        value_ = "STP_TP_LONG(c, " + std::to_string(f.offset) + ", " + std::to_string(f.size) +
-                 ", " + (f.is_signed ? "1" : "0") + ")";
+        value_ = "STP_TP_LONG(c, " + std::to_string(f.offset) + ", " +
+                 std::to_string(f.value_size) + ", " + (f.value_signed ? "1" : "0") + ")";
       }
       return;
     }
@@ -709,7 +709,7 @@ class BodyEmitter : public ast::Visitor {
         line("stp_sfmt_lit(c, " + t + ", \"\\\"\");");
       } else {
         line("stp_sfmt_long(c, " + t + ", STP_TP_LONG(c, " + std::to_string(f.offset) + ", " +
-             std::to_string(f.size) + ", " + (f.is_signed ? "1" : "0") +
+             std::to_string(f.value_size) + ", " + (f.value_signed ? "1" : "0") +
              "), 'x', STP_FLAG_ALT, 0, -1);");
       }
     }
@@ -742,6 +742,18 @@ class BodyEmitter : public ast::Visitor {
           type.find("double") != std::string::npos || type.find('[') != std::string::npos)
         unsupported("parameter " + e.name + " of type " + type, e.tok);
       return "((int64_t)(" + ctype + ")STP_UARG(c, " + std::to_string(k) + "))";
+    }
+    // $$vars/$$parms/$$locals/$$return are pretty-printed summaries, not parameters: say so,
+    // rather than send the user to check the function's calling convention.
+    if (e.name.rfind("$$", 0) == 0) {
+      std::string names;
+      for (const auto& prm : up.params) names += (names.empty() ? "" : ", ") + prm.name;
+      std::string use = e.name == "$$return" ? "$return"
+                        : names.empty()      ? "the parameters by name"
+                                             : "the parameters by name (" + names + ")";
+      throw TranslateError(e.name + " at a uprobe is not supported by the BPF backend yet: print " +
+                               use + " instead",
+                           e.tok);
     }
     unsupported("target variable " + e.name + " (not a register parameter) at a uprobe", e.tok);
   }

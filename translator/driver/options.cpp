@@ -7,6 +7,7 @@
 #endif
 
 #include <getopt.h>
+#include <sys/utsname.h>
 
 #include <cctype>
 #include <cerrno>
@@ -50,9 +51,14 @@ enum LongOnly {
   OPT_NO_DEMANGLE,
   OPT_CTF,
   OPT_LTTNG,
+  OPT_SUPPRESS_HANDLER_ERRORS,
+  OPT_SUPPRESS_TIME_LIMITS,
+  OPT_POISON_CACHE,
+  OPT_PRIVILEGE,
+  OPT_UNPRIVILEGED,
 };
 
-const char kShortOpts[] = ":hVvp:e:c:x:o:d:km:D:G:I:T:l:L:gwuWPS:i";
+const char kShortOpts[] = ":hVvp:e:c:x:o:d:km:D:G:I:T:l:L:gwuWPS:itbs:Fr:a:";
 
 const struct option kLongOpts[] = {
     {"help", no_argument, nullptr, 'h'},
@@ -76,6 +82,11 @@ const struct option kLongOpts[] = {
     {"no-demangle", no_argument, nullptr, OPT_NO_DEMANGLE},
     {"ctf", required_argument, nullptr, OPT_CTF},
     {"lttng", no_argument, nullptr, OPT_LTTNG},
+    {"suppress-handler-errors", no_argument, nullptr, OPT_SUPPRESS_HANDLER_ERRORS},
+    {"suppress-time-limits", no_argument, nullptr, OPT_SUPPRESS_TIME_LIMITS},
+    {"poison-cache", no_argument, nullptr, OPT_POISON_CACHE},
+    {"privilege", required_argument, nullptr, OPT_PRIVILEGE},
+    {"unprivileged", no_argument, nullptr, OPT_UNPRIVILEGED},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -297,6 +308,57 @@ CommandLine parse_command_line(int argc, char** argv, Options& opts, std::ostrea
         break;
       case OPT_BPF: break;  // --runtime=bpf: the only runtime
       case OPT_DYNINST: return usage_error(check_runtime("dyninst"));
+      // SystemTap's options for its kernel-module runtime: accepted where ukstap already does
+      // what they ask (documented in ukstap(1)), else refused with their SystemTap meaning, so
+      // that a stap user can tell "not supported" from a typo.
+      case 'b': break;  // bulk per-CPU transfer: ukstap has one ordered output stream
+      case 's': {       // per-CPU transfer buffer size: ukstap sizes its ring buffer itself
+        long mb;
+        if (!parse_long(optarg, 1, 4095, mb)) return stap_error("Invalid buffer size (should be 1-4095).");
+        break;
+      }
+      case 'r': {
+        struct utsname u;
+        if (::uname(&u) != 0 || std::string(optarg) != u.release)
+          return usage_error("-r " + std::string(optarg) +
+                             ": SystemTap's build for another kernel is not supported by ukstap; "
+                             "it builds for the running kernel (" + (::uname(&u) == 0 ? u.release : "?") + ").");
+        break;
+      }
+      case 'a': {
+        struct utsname u;
+        if (::uname(&u) != 0 || std::string(optarg) != u.machine)
+          return usage_error("-a " + std::string(optarg) +
+                             ": SystemTap's cross-compilation for another architecture is not "
+                             "supported by ukstap; it builds for this machine (" +
+                             (::uname(&u) == 0 ? u.machine : "?") + ").");
+        break;
+      }
+      case 't':
+        return usage_error("-t: SystemTap's per-probe timing report is not supported by ukstap.");
+      case 'F':
+        return usage_error("-F: SystemTap's flight recorder mode (probes left running detached) is "
+                           "not supported by ukstap.");
+      case OPT_SUPPRESS_HANDLER_ERRORS:
+        return usage_error("--suppress-handler-errors: SystemTap's quiet suppression of run-time "
+                           "errors is not supported by ukstap; -DMAXERRORS=N lets a run go on "
+                           "after N errors (each is printed).");
+      case OPT_SUPPRESS_TIME_LIMITS:
+        return usage_error("--suppress-time-limits: SystemTap's removal of the MAXACTION and "
+                           "overload limits is not supported by ukstap; -DMAXACTION=N raises "
+                           "the action limit.");
+      case OPT_POISON_CACHE:
+        return usage_error("--poison-cache: SystemTap's rebuild-and-rewrite of the cache is not "
+                           "supported by ukstap; --disable-cache compiles without the cache.");
+      case OPT_PRIVILEGE:
+        if (std::string(optarg) == "stapdev") break;  // full privileges: what ukstap runs with
+        return usage_error("--privilege=" + std::string(optarg) +
+                           ": SystemTap's restricted privilege levels are not supported by "
+                           "ukstap; it runs probes as root or with CAP_BPF and CAP_PERFMON.");
+      case OPT_UNPRIVILEGED:
+        return usage_error("--unprivileged: SystemTap's restricted privilege levels are not "
+                           "supported by ukstap; it runs probes as root or with CAP_BPF and "
+                           "CAP_PERFMON.");
       case OPT_DEMANGLE: opts.demangle = 1; break;
       case OPT_NO_DEMANGLE: opts.demangle = 0; break;
       case ':':
@@ -446,6 +508,10 @@ void print_usage(std::ostream& out) {
          "   --runtime=bpf, --bpf  the only runtime (kernel and dyninst are not available)\n"
          "   --all-modules, --check-version, --prologue-searching[=WHEN], -P: accepted,\n"
          "              nothing to do in ukstap (see ukstap(1))\n"
+         "   -b, -s NUM, -r RELEASE, -a ARCH, --privilege=stapdev: accepted for the running\n"
+         "              kernel and machine, nothing to do (see ukstap(1)); -t, -F,\n"
+         "              --suppress-handler-errors, --suppress-time-limits, --poison-cache and\n"
+         "              the other --privilege levels are refused, naming what they do in SystemTap\n"
          "\n"
          "Environment: UKSTAP_TAPSET (tapset directory), UKSTAP_RUNTIME (runtime directory).\n"
          "See ukstap(1).\n";

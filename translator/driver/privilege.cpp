@@ -6,6 +6,8 @@
 #include <fstream>
 #include <string>
 
+#include "probes/tracefs.h"
+
 namespace ukstap {
 
 namespace {
@@ -33,8 +35,15 @@ bool can_load_bpf() {
 
 std::string privilege_problem(int last_pass) {
   if (last_pass < 5 || can_load_bpf()) return "";
-  return "running probes (pass 5) needs root or the CAP_BPF and CAP_PERFMON capabilities "
-         "(uid " + std::to_string(::geteuid()) + " has neither); -p1 to -p4 and -l/-L work without.";
+  std::string msg = "running probes (pass 5) needs root or the CAP_BPF and CAP_PERFMON "
+                    "capabilities (uid " + std::to_string(::geteuid()) +
+                    " has neither); -p1 to -p4 and -l/-L work without";
+  // Tracepoint-based probes resolve against tracefs's format files, which a default mount
+  // (mode 0700) keeps from non-root users: say so, rather than promise what pass 2 refuses.
+  std::string why;
+  if (probes::find_tracefs(why).empty())
+    msg += ", except for tracepoint-based probes (syscall.*, kernel.trace): " + why;
+  return msg + ".";
 }
 
 }  // namespace ukstap

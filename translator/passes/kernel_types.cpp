@@ -41,6 +41,12 @@ ast::Type field_components_type(const probes::TraceField& f, const ast::TargetSy
   const auto& c = e.components.front();
   bool index = c.kind == ast::TargetComponent::Kind::LiteralIndex ||
                c.kind == ast::TargetComponent::Kind::ExpressionIndex;
+  // `$filename$`: SystemTap prints a char * as the quoted user string; not done here.
+  if (c.kind == ast::TargetComponent::Kind::PrettyPrint && f.type.find("char") != std::string::npos &&
+      f.type.find('*') != std::string::npos)
+    throw SemanticError("pretty-printing ('$') of the char * tracepoint field '" + e.name +
+                            "' is not supported: use user_string_quoted(" + e.name + ")",
+                        c.tok ? c.tok : e.tok);
   if (!is_char_array_field(f) || e.components.size() != 1 || !index)
     throw SemanticError("'" + e.name + "' is the tracepoint field " + f.type + " " + f.name +
                             ": only a char array field can be indexed, and nothing has members",

@@ -96,9 +96,18 @@ class Resolver : public ast::TraversingVisitor {
   // user's probe, and SystemTap has one namespace for all globals (langref "Variables"): there
   // a user global wins over a new local of the alias (`global count; probe syscall.read
   // {...}`: the alias's `count` is the global). Tapset functions stay isolated (find_global).
-  ast::Vardecl* find_global(const std::string& name) {
+  // As SystemTap (elaborate.cxx find_var), that binding is announced: "cross-file global
+  // variable reference to <the global> from: <the alias's identifier>", since the alias then
+  // overwrites the user's variable. A tapset's own globals are found by the first lookup.
+  ast::Vardecl* find_global(const std::string& name, const Token* tok) {
     ast::Vardecl* g = symbols_.find_global(name, file_);
-    if (!g && probe_ && file_ && file_->is_tapset) g = symbols_.find_global(name, nullptr);
+    if (!g && probe_ && file_ && file_->is_tapset) {
+      g = symbols_.find_global(name, nullptr);
+      if (g && tok && g->tok && !g->synthetic)
+        s_.diag.warning("cross-file global variable reference to " + describe_token(*g->tok) +
+                            " from",
+                        tok);
+    }
     return g;
   }
 
@@ -113,7 +122,7 @@ class Resolver : public ast::TraversingVisitor {
       e.referent = l;
       return;
     }
-    if (auto* g = find_global(e.name)) {
+    if (auto* g = find_global(e.name, e.tok)) {
       e.referent = g;
       use_global(g);
       return;
@@ -127,7 +136,7 @@ class Resolver : public ast::TraversingVisitor {
   // A name that must be a global array or aggregate.
   void bind_global(ast::Symbol& e, const char* what) {
     if (!find_local(e.name))
-      if (auto* g = find_global(e.name)) {
+      if (auto* g = find_global(e.name, e.tok)) {
         e.referent = g;
         use_global(g);
         return;
@@ -229,7 +238,18 @@ class Resolver : public ast::TraversingVisitor {
     for (auto& c : e.components)
       if (c.expr_index) c.expr_index->accept(*this);
     bool chars = false;
-    e.type = kernel_cast_type(e, /*quiet=*/false, &chars);
+    try {
+      e.type = kernel_cast_type(e, /*quiet=*/false, &chars);
+    } catch (const SemanticError& err) {
+      // SystemTap looks a process probe's @cast type up in the probed program's DWARF; ukstap
+      // only in the kernel's BTF, whose same-named type ("struct pt") is not the program's.
+      if (!probe_ || !probe_->family.is(probes::ProbeKind::Uprobe) || !e.module.empty()) throw;
+      throw SemanticError("@cast to \"" + e.type_name +
+                              "\" in a process probe: user-space types are not supported "
+                              "(@cast resolves against the kernel's BTF, where " +
+                              err.what() + ")",
+                          err.tok ? err.tok : e.tok);
+    }
     if (chars) s_.kernel_char_arrays.insert(&e);
   }
 

@@ -1,6 +1,7 @@
 // Checks that do not depend on types: control flow that cannot be, target writes without -g,
 // and SystemTap's "never-assigned local variable" warning.
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "passes/elaborate_steps.h"
@@ -101,6 +102,36 @@ void warn_unassigned(Session& s, const std::vector<ast::Vardecl*>& locals,
   }
 }
 
+// SystemTap keeps one histogram per statistic: its pass 2 refuses a second kind, or a second
+// @hist_linear with other parameters, on the same statistic ("multiple histogram types
+// declared on 'NAME'"). @hist_log twice, or the same @hist_linear twice, is one histogram.
+class HistogramChecker : public ast::TraversingVisitor {
+ public:
+  explicit HistogramChecker(Session& s) : s_(s) {}
+  int errors = 0;
+  void visit(ast::HistogramOp& h) override {
+    const ast::Vardecl* v = nullptr;
+    if (auto* sym = dynamic_cast<ast::Symbol*>(h.stat)) v = sym->referent;
+    if (auto* ai = dynamic_cast<ast::ArrayIndex*>(h.stat))
+      if (auto* sym = dynamic_cast<ast::Symbol*>(ai->base)) v = sym->referent;
+    if (v) {
+      auto [it, fresh] = first_.emplace(v, &h);
+      const ast::HistogramOp& f = *it->second;
+      if (!fresh && (f.kind != h.kind || f.params != h.params) && reported_.insert(v).second) {
+        s_.diag.semantic_error(
+            SemanticError("multiple histogram types declared on '" + v->name + "'", h.tok));
+        ++errors;
+      }
+    }
+    TraversingVisitor::visit(h);
+  }
+
+ private:
+  Session& s_;
+  std::map<const ast::Vardecl*, const ast::HistogramOp*> first_;
+  std::set<const ast::Vardecl*> reported_;
+};
+
 }  // namespace
 
 int check_semantics(Session& s) {
@@ -122,7 +153,11 @@ int check_semantics(Session& s) {
     for (auto* a : f->formal_args) written.insert(a);
     warn_unassigned(s, f->locals, written);
   }
-  return errors;
+  HistogramChecker hists(s);
+  for (auto* p : s.probes) p->body->accept(hists);
+  for (auto* f : s.functions)
+    if (f->body) f->body->accept(hists);
+  return errors + hists.errors;
 }
 
 }  // namespace ukstap::passes

@@ -59,6 +59,52 @@ int field_int(const std::string& line, const char* key) {
 
 }  // namespace
 
+bool kernel_c_integer(const std::string& type, int& bytes, bool& is_signed) {
+  // Type qualifiers do not change the value.
+  std::string t;
+  std::istringstream words(type);
+  for (std::string w; words >> w;)
+    if (w != "const" && w != "volatile") t += (t.empty() ? "" : " ") + w;
+  if (t.rfind("enum ", 0) == 0) {  // GCC: an enum without negative enumerators is unsigned int
+    bytes = 4;
+    is_signed = false;
+    return true;
+  }
+  // The kernel's types on its LP64 targets; `char` is unsigned (the kernel builds with
+  // -funsigned-char since 6.2). Typedefs as include/linux/types.h and the uapi posix_types
+  // define them.
+  static const struct { const char* name; int bytes; bool is_signed; } kTypes[] = {
+      {"char", 1, false},          {"unsigned char", 1, false}, {"signed char", 1, true},
+      {"bool", 1, false},          {"_Bool", 1, false},         {"u8", 1, false},
+      {"__u8", 1, false},          {"uint8_t", 1, false},       {"s8", 1, true},
+      {"__s8", 1, true},           {"int8_t", 1, true},         {"short", 2, true},
+      {"short int", 2, true},      {"signed short", 2, true},   {"unsigned short", 2, false},
+      {"unsigned short int", 2, false}, {"u16", 2, false},      {"__u16", 2, false},
+      {"uint16_t", 2, false},      {"s16", 2, true},            {"__s16", 2, true},
+      {"int16_t", 2, true},        {"umode_t", 2, false},       {"int", 4, true},
+      {"signed", 4, true},         {"signed int", 4, true},     {"unsigned", 4, false},
+      {"unsigned int", 4, false},  {"uint", 4, false},          {"u32", 4, false},
+      {"__u32", 4, false},         {"uint32_t", 4, false},      {"s32", 4, true},
+      {"__s32", 4, true},          {"int32_t", 4, true},        {"pid_t", 4, true},
+      {"uid_t", 4, false},         {"gid_t", 4, false},         {"qid_t", 4, false},
+      {"dev_t", 4, false},         {"gfp_t", 4, false},         {"clockid_t", 4, true},
+      {"timer_t", 4, true},        {"mqd_t", 4, true},          {"key_t", 4, true},
+      {"key_serial_t", 4, true},   {"rwf_t", 4, true},          {"long", 8, true},
+      {"long int", 8, true},       {"long long", 8, true},      {"unsigned long", 8, false},
+      {"unsigned long long", 8, false}, {"u64", 8, false},      {"__u64", 8, false},
+      {"uint64_t", 8, false},      {"s64", 8, true},            {"__s64", 8, true},
+      {"int64_t", 8, true},        {"size_t", 8, false},        {"ssize_t", 8, true},
+      {"loff_t", 8, true},         {"off_t", 8, true},          {"time64_t", 8, true},
+  };
+  for (const auto& k : kTypes)
+    if (t == k.name) {
+      bytes = k.bytes;
+      is_signed = k.is_signed;
+      return true;
+    }
+  return false;
+}
+
 bool parse_trace_format(const std::string& text, TraceEvent& ev) {
   std::istringstream in(text);
   std::string line;
@@ -95,6 +141,16 @@ bool parse_trace_format(const std::string& text, TraceEvent& ev) {
     fld.offset = field_int(line, "offset:");
     fld.size = field_int(line, "size:");
     fld.is_signed = field_int(line, "signed:") != 0;
+    fld.value_size = fld.size;
+    fld.value_signed = fld.is_signed;
+    int bytes = 0;
+    bool c_signed = false;
+    // Only a slot wider than its type is reinterpreted: otherwise the format's own signed:
+    // is the kernel's truth (char is signed or not by the kernel's build).
+    if (kernel_c_integer(fld.type, bytes, c_signed) && bytes < fld.size && fld.size <= 8) {
+      fld.value_size = bytes;
+      fld.value_signed = c_signed;
+    }
     if (!fld.name.empty()) ev.fields.push_back(std::move(fld));
   }
   return have_name && ev.id >= 0;

@@ -18,6 +18,13 @@ struct TraceField {
   int offset = 0;
   int size = 0;
   bool is_signed = false;
+  // The value a script sees: the declared C integer type's width and signedness. The syscall
+  // events store every argument in an 8-byte slot marked unsigned (`field:int dfd; size:8;
+  // signed:0`), but $dfd is the C int (AT_FDCWD is -100, as in SystemTap): the low
+  // value_size bytes, sign-extended when the C type is signed. Equal to size/is_signed unless
+  // the field is a known integer type narrower than its slot.
+  int value_size = 0;
+  bool value_signed = false;
 };
 
 struct TraceEvent {
@@ -25,6 +32,10 @@ struct TraceEvent {
   long id = -1;
   std::vector<TraceField> fields;  // all fields, common_* included
 };
+
+// The width in bytes and signedness of a kernel C integer type name as a format file writes it
+// ("int", "const pid_t", "unsigned short", "umode_t", "enum x"); false when not one known here.
+bool kernel_c_integer(const std::string& type, int& bytes, bool& is_signed);
 
 // Parses the text of a format file. False when it is not one (no "name:" or "ID:").
 bool parse_trace_format(const std::string& text, TraceEvent& ev);
