@@ -138,22 +138,16 @@ static __always_inline uint64_t stp__sys_nr_exit(struct bpf_raw_tracepoint_args 
 #define STP_RAW_ARG(c, n) (((unsigned long long *)ctx)[(n)])
 
 /* Tracepoint record fields (offset/size/signedness from the event's format file). Aligned
- * fields are read directly from the context; anything else with a helper. */
-/* A 32-bit value sign-extended by shifts. clang 14's BPF backend with -mcpu=v3 (alu32) emits
- * a plain zero-extending load for (int64_t)*(int32_t *)p, so an int field of -100 read as
- * 4294967196; the barrier keeps it from folding the shifts back into that load. */
-static __always_inline int64_t stp__sext32(uint64_t v)
-{
-  asm volatile("" : "+r"(v));
-  return (int64_t)(v << 32) >> 32;
-}
+ * fields are read directly from the context; anything else with a helper. Each arm of a
+ * signedness choice is converted to int64_t on its own: in `s ? int32 : uint32` C's usual
+ * arithmetic conversions make both unsigned int, so an int field of -100 read as 4294967196. */
 static __always_inline int64_t stp__tp_long(void *ctx, int off, int size, int is_signed)
 {
   if (off % size == 0) {
     switch (size) {
     case 1: return is_signed ? *(int8_t *)(ctx + off) : *(uint8_t *)(ctx + off);
     case 2: return is_signed ? *(int16_t *)(ctx + off) : *(uint16_t *)(ctx + off);
-    case 4: return is_signed ? stp__sext32(*(uint32_t *)(ctx + off)) : *(uint32_t *)(ctx + off);
+    case 4: return is_signed ? (int64_t)*(int32_t *)(ctx + off) : (int64_t)*(uint32_t *)(ctx + off);
     default: return *(int64_t *)(ctx + off);
     }
   } else {
@@ -163,7 +157,7 @@ static __always_inline int64_t stp__tp_long(void *ctx, int off, int size, int is
     switch (size) {
     case 1: return is_signed ? u.b : u.ub;
     case 2: return is_signed ? u.h : u.uh;
-    case 4: return is_signed ? stp__sext32(u.uw) : u.uw;
+    case 4: return is_signed ? (int64_t)u.w : (int64_t)u.uw;
     default: return u.d;
     }
   }
