@@ -34,4 +34,11 @@ t "\$dfd of openat is the C int AT_FDCWD ($AT_FDCWD), sign-extended in \$\$parms
   "~^$AT_FDCWD $(printf 'dfd=%#x' "$AT_FDCWD") filename=0x" '' -- \
   "$UKSTAP" -e 'probe kernel.trace("syscalls:sys_enter_openat") { if (pid() == target()) { printf("%d %s\n", $dfd, $$parms); exit() } }' \
   -c "$CAT /dev/null"
+# A 4-byte signed field (`field:int code; size:4; signed:1`): a signal a thread sends itself
+# with tgkill (python's pthread_kill) has si_code SI_TKILL, a negative number from the kernel's
+# header; main read it as 4294967290.
+SI_TKILL=$(awk '$1 == "#define" && $2 == "SI_TKILL" { print $3 }' /usr/include/asm-generic/siginfo.h)
+t "signal_generate's int \$code of a tgkill is SI_TKILL ($SI_TKILL)" 0 "$(kill -l USR1) $SI_TKILL"$'\n' '' -- \
+  "$UKSTAP" -e 'probe kernel.trace("signal:signal_generate") { if (pid() == target() && $sig == 10) printf("%d %d\n", $sig, $code) }' \
+  -c "python3 -c 'import signal, threading; signal.signal(signal.SIGUSR1, lambda *a: None); signal.pthread_kill(threading.get_ident(), signal.SIGUSR1)'"
 t_done
