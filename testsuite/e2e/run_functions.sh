@@ -177,8 +177,13 @@ if t_build "proginfo" gcc -O2 -Wall -o "$PI" "$UKSTAP_TOP_SRCDIR/testsuite/e2e/p
     "$UKSTAP" -D MAXSTRINGLEN=$M "$T_TMP/kernel.stp" -c "sleep 3" > /dev/null 2> "$T_TMP/v$M.err" &
     vp=$!
     n=
-    for _ in $(seq 200); do
-      n=$("$PI" stp_probe_0 2>/dev/null) && break
+    # While the run lives (compile included: 200 tries, ~10 s, were a fixed bound before); the
+    # program stays loaded for the 3 s of its -c command.
+    for _ in $(seq 2400); do
+      kill -0 $vp 2> /dev/null || break
+      # that run's own program (the ids its descriptors name), not another run's of the same name
+      ids=$(grep -hs '^prog_id:' /proc/$vp/fdinfo/* | awk '{print $2}' | sort -u)
+      [ -n "$ids" ] && n=$("$PI" stp_probe_0 $ids) && break
       n=
       sleep 0.05
     done

@@ -470,11 +470,14 @@ for how in end INT TERM KILL; do
   t "detach ($how): every program, map, link and perf event is gone" 0 '' '' -- still_there "$T_TMP/det.ids"
   t "detach ($how): no uprobe/kprobe left in tracefs" 0 "${TRACEFS_BEFORE:+$TRACEFS_BEFORE$NL}" '' -- tracefs_probes
 done
-# a runtime error: the target calls getpid after 2 s, when the probes are known to be attached
-"$UKSTAP" -c "$KT later 2000" -e 'probe syscall.getpid { if (pid() == target()) error("boom") }
+# a runtime error: the target calls getpid once the probes are known to be attached (it waits
+# for the file det.go; it called it after a fixed 2 s before, and in a make check at load ~17
+# the run had ended, error and all, before wait_attached saw its programs: "attached=no")
+"$UKSTAP" -c "$KT when $T_TMP/det.go" -e 'probe syscall.getpid { if (pid() == target()) error("boom") }
   probe timer.profile { if (0) println("x") }' > "$T_TMP/det.out" 2>&1 &
 pid=$!
 if wait_attached $pid "$T_TMP/det.ids"; then attached=yes; else attached=no; fi
+touch "$T_TMP/det.go"
 wait $pid; rc=$?
 t "detach (runtime error): attached, then exit status 1" 0 '' '' -- sh -c "[ $attached = yes ] && [ $rc = 1 ] || { echo 'attached=$attached status=$rc' >&2; cat '$T_TMP/det.out' >&2; exit 1; }"
 t "detach (runtime error): ERROR line" 0 '' '' -- grep -qx 'ERROR: boom' "$T_TMP/det.out"

@@ -46,8 +46,12 @@ t "\$prev->comm = execname(); @cast(task_current(), \"task_struct\")->tgid = pid
 # an anonymous struct) against /proc/PID/stat field 26 (startcode) of the same process.
 sh -c 'while :; do /bin/true; done' &
 LOOPER=$!
-# Its startcode once it is sh: until its exec the child is a copy of this bash.
-for _ in $(seq 600); do [ "$(cat "/proc/$LOOPER/comm" 2>/dev/null)" = sh ] && break; sleep 0.05; done
+# Its startcode once its exec is over: until then the child is a copy of this bash, and comm is
+# "sh" before the exec has mapped sh (startcode is still 0 then: a tight poll saw it 1 of 300
+# times). A child of its own (a /bin/true of the loop) says the loop runs.
+for _ in $(seq 600); do
+  [ "$(cat "/proc/$LOOPER/comm" 2>/dev/null)" = sh ] && pgrep -P "$LOOPER" > /dev/null && break; sleep 0.05
+done
 START_CODE=$(awk '{ print $26 }' "/proc/$LOOPER/stat")
 t "\$prev->mm->start_code = /proc/PID/stat startcode" 0 "$START_CODE"$'\n' '' -- \
   "$UKSTAP" -T 60 -x "$LOOPER" -e 'probe kernel.trace("sched_switch") {

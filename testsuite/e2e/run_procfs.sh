@@ -64,7 +64,14 @@ check ".read.maxsize(4096): \$value .= past MAXSTRINGLEN" same '$value' want.big
 kill -STOP "$UK_PID"  # a reader that opens the file while ukstap is not serving...
 timeout 30 cat "$DIR/command" > late.out &
 CAT_PID=$!
-sleep 0.5
+# ...and is waiting in that open (the kernel's wchan: a FIFO's open for reading waits for a
+# writer) before ukstap goes on: after a fixed 0.5 s a cat not yet started on a loaded machine
+# would open the file after the exit removed it (ENOENT, status 1), a failure of the test's.
+waiting_reader() {
+  local c
+  c=$(pgrep -P "$CAT_PID" -x cat) && [ "$(cat "/proc/$c/wchan" 2> /dev/null)" = wait_for_partner ]
+}
+for _ in $(seq 600); do waiting_reader && break; sleep 0.05; done
 kill -CONT "$UK_PID"
 kill -INT "$UK_PID"   # ...and ukstap exits before a round serves it (or just after)
 wait "$UK_PID"

@@ -85,6 +85,9 @@ soft_ok=0
 if [ "$hard" = unlimited ] || [ "$hard" -ge 2048 ]; then soft_ok=1; fi
 for sig in INT TERM; do
   quiet_detach
+  # Removed first: the background job truncates it only once it runs, and wait_line could read
+  # the SIGINT run's "ready" before that (the signal would then come before the attach).
+  rm -f "$T_TMP/sys.out" "$T_TMP/sys.err"
   if [ $sig = TERM ] && [ $soft_ok = 1 ]; then
     (ulimit -Sn 1024 && exec "$UKSTAP" -D STP_SYSCALL_DISPATCH=0 -e "$SYS") > "$T_TMP/sys.out" 2> "$T_TMP/sys.err" &
   else

@@ -13,9 +13,9 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <random>
@@ -454,16 +454,24 @@ TEST_CASE("CFI coverage of system files and compile time", "[cfi]") {
                          [](const stp_cfi_row& a, const stp_cfi_row& b) { return a.pc < b.pc; }));
     CHECK(t.stats.fdes_skipped == 0);
   }
+  // The compile's CPU time (this thread's: compile_cfi starts none), not the wall clock: make
+  // check runs this beside the e2e pool, and on a loaded machine the wall time is the load's
+  // (unit_tests at nice 19 beside 4 busy loops: a median of 1.9 s, for ~5 ms of CPU).
+  auto cpu_ms = [] {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+  };
   std::vector<double> ms;
   for (int i = 0; i < 5; ++i) {
     CfiTable t;
     std::string why;
-    auto t0 = std::chrono::steady_clock::now();
+    double t0 = cpu_ms();
     REQUIRE(compile_cfi(kLibc, t, why));
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ms.push_back(cpu_ms() - t0);
   }
   std::sort(ms.begin(), ms.end());
-  WARN("libc compile time: median " << ms[2] << " ms (min " << ms[0] << ", max " << ms[4] << ")");
+  WARN("libc compile time: median " << ms[2] << " CPU ms (min " << ms[0] << ", max " << ms[4] << ")");
   CHECK(ms[2] < 100);
 }
 

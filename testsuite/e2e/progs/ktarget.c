@@ -5,7 +5,8 @@
  *   ktarget write5            write(987, "hello", 5) (EBADF)
  *   ktarget getpid N [MS]     N raw getpid system calls, then sleep MS milliseconds
  *   ktarget open DIR          openat calls with known paths/flags/modes (raw syscalls)
- *   ktarget later MS          sleep MS milliseconds, then one raw getpid system call
+ *   ktarget when FILE         wait until FILE exists (polled every 10 ms), then one raw getpid
+ *                             system call
  *   ktarget busy MS           spin in user space for MS milliseconds of its own CPU time (not of
  *                             wall time: on a loaded machine it is sampled as often per CPU second)
  *   ktarget work N            call work(i) for i < N; prints "work RESULT" and "pid PID"
@@ -53,8 +54,8 @@ int main(int argc, char **argv)
     int n = argc > 2 ? atoi(argv[2]) : 1;
     for (int i = 0; i < n; i++) syscall(SYS_getpid);
     if (argc > 3) usleep(atoi(argv[3]) * 1000);
-  } else if (!strcmp(mode, "later")) {
-    usleep((argc > 2 ? atoi(argv[2]) : 1000) * 1000);
+  } else if (!strcmp(mode, "when") && argc > 2) {
+    while (access(argv[2], F_OK) != 0) usleep(10000);
     syscall(SYS_getpid);
   } else if (!strcmp(mode, "open")) {
     char p[4096];

@@ -1,8 +1,11 @@
 /* Prints "verified_insns xlated_insns" of the newest loaded BPF program named argv[1] (the
  * kernel's own count of instructions the verifier processed: bpf_prog_info.verified_insns, which
- * the installed bpftool may not show). Used by testsuite/e2e/run_functions.sh. */
+ * the installed bpftool may not show); with more arguments, only among the programs of those ids
+ * (the ones a process holds: every ukstap names its first probe's program alike, and other runs
+ * load theirs at the same time). Used by testsuite/e2e/run_functions.sh. */
 #include <bpf/bpf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,7 +21,11 @@ int main(int argc, char **argv)
     if (fd < 0)
       continue;
     memset(&info, 0, sizeof info);
-    if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && strcmp(info.name, argv[1]) == 0 && id > best) {
+    int listed = argc == 2;
+    for (int i = 2; i < argc; i++)
+      listed |= strtoul(argv[i], NULL, 10) == id;
+    if (listed && bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && strcmp(info.name, argv[1]) == 0 &&
+        id > best) {
       best = id;
       vi = info.verified_insns;
       xl = info.xlated_prog_len / 8;
