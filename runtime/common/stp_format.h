@@ -495,24 +495,28 @@ STP_FMT_INLINE uint32_t stp_fmt_long_spec(char *buf, uint32_t cap, uint32_t pos,
                       STP_SPEC_WIDTH(spec), STP_SPEC_PREC(spec));
 }
 
-/* ---- plain integer conversions: no width, no precision ------------------------------------
- * %d %i %u %o %x %X %p with any flags and width 0, precision absent, 0 or 1 (none of which pads:
- * at least one digit is always written) print exactly what stp_fmt_long prints. They are nearly
- * every number a tapset formats (argstr's "%d, %p, %#o"), and in BPF this version costs the
- * verifier a few hundred instructions where stp_fmt_long's conversion/flag/width branches times
- * its two bpf_loop callbacks cost ~57,000 — once per program that formats a number, i.e. once
- * per syscall alias of `probe syscall.* { argstr }` (docs/DESIGN.md "argstr"). So: no branch,
- * no loop that is not unrolled. The conversion is decoded at compile time into STP_NUM_SPEC;
- * digits are made by a fixed 24 rounds of div/mod (22 octal digits is the most a u64 needs),
- * and the output is written as 26 fixed stores, each position choosing its byte arithmetically
- * (0/1 values times characters) from the head [sign][0][x] or the digits; past the text the
- * stores write NULs, and positions past cap-1 all land on cap-1, which the final NUL takes. */
+/* ---- integer conversions of a constant shape ------------------------------------------------
+ * %d %i %u %o %x %X %p with any flags, a constant width 0..24 and no precision (or 0 or 1, which
+ * never pad: at least one digit is always written) print exactly what stp_fmt_long prints. They
+ * are nearly every number a tapset formats (argstr's "%d, %p, %#o", "[%d.%09d]"), and in BPF this
+ * version costs the verifier ~1,500 instructions where stp_fmt_long's conversion/flag/width
+ * branches times its two bpf_loop callbacks cost ~57,000 -- once per program that formats a
+ * number, i.e. once per syscall alias of `probe syscall.* { argstr }` (docs/DESIGN.md). So: no
+ * branch, no loop that is not unrolled. The conversion is decoded at compile time into
+ * STP_NUM_SPEC; digits are made by a fixed 24 rounds of div/mod (22 octal digits is the most a
+ * u64 needs), and the field [spaces][sign][0x][zeros][digits][spaces] (at most 24 bytes) is
+ * written as 26 fixed stores, each position choosing its byte arithmetically (0/1 values times
+ * indexes) from a small table; past the field the stores write NULs, and positions past cap-1
+ * all land on cap-1, which the final NUL takes. */
+#define STP_NUM_MAXWIDTH 24
 #define STP_NUM_OK(conv, width, prec)                                                       \
   ((((conv) == STP_CONV_d) || ((conv) == STP_CONV_i) || ((conv) == STP_CONV_u) ||            \
     ((conv) == STP_CONV_o) || ((conv) == STP_CONV_x) || ((conv) == STP_CONV_X) ||            \
-    ((conv) == STP_CONV_p)) && (width) == 0 && (prec) >= -1 && (prec) <= 1)
-/* base (8, 10, 16) | signed << 8 | uppercase << 9 | '#' or %p << 10 | '+' << 11 | ' ' << 12 */
-#define STP_NUM_SPEC(conv, flags)                                                           \
+    ((conv) == STP_CONV_p)) && (width) >= 0 && (width) <= STP_NUM_MAXWIDTH &&                \
+   (prec) >= -1 && (prec) <= 1)
+/* base (8, 10, 16) | signed << 8 | uppercase << 9 | '#' or %p << 10 | '+' << 11 | ' ' << 12 |
+ * '0' << 13 | '-' << 14 | width << 16 */
+#define STP_NUM_SPEC(conv, flags, width)                                                    \
   ((uint64_t)((conv) == STP_CONV_o ? 8                                                      \
               : ((conv) == STP_CONV_x || (conv) == STP_CONV_X || (conv) == STP_CONV_p) ? 16 \
                                                                                       : 10) | \
@@ -520,11 +524,14 @@ STP_FMT_INLINE uint32_t stp_fmt_long_spec(char *buf, uint32_t cap, uint32_t pos,
    ((uint64_t)((conv) == STP_CONV_X) << 9) |                                                \
    ((uint64_t)((conv) == STP_CONV_p || ((flags) & STP_FLAG_ALT) != 0) << 10) |             \
    ((uint64_t)(((flags) & STP_FLAG_PLUS) != 0) << 11) |                                     \
-   ((uint64_t)(((flags) & STP_FLAG_SPACE) != 0) << 12))
+   ((uint64_t)(((flags) & STP_FLAG_SPACE) != 0) << 12) |                                    \
+   ((uint64_t)(((flags) & STP_FLAG_ZERO) != 0) << 13) |                                     \
+   ((uint64_t)(((flags) & STP_FLAG_MINUS) != 0) << 14) |                                    \
+   ((uint64_t)((width) & 0xff) << 16))
 
 /* 1 when x != 0, else 0; 1 when a < b (both below 2^63), else 0: without a branch. The result
- * and its input pass an empty asm, or clang sees the comparison in the arithmetic (and a 0/1 times y as a
- * select) and emits the branches that this code exists to avoid. */
+ * and its input pass an empty asm, or clang sees the comparison in the arithmetic (and a 0/1
+ * times y as a select) and emits the branches that this code exists to avoid. */
 STP_FMT_INLINE uint64_t stp_num_bit(uint64_t top)
 {
   uint64_t b;
@@ -539,26 +546,31 @@ STP_FMT_INLINE uint64_t stp_num_bit(uint64_t top)
 STP_FMT_INLINE uint32_t stp_fmt_num(char *buf, uint32_t cap, uint32_t pos, int64_t v, uint64_t ns)
 {
   uint64_t base = ns & 0xff, sgn = (ns >> 8) & 1, upper = (ns >> 9) & 1, alt = (ns >> 10) & 1;
+  uint64_t minus = (ns >> 14) & 1, zero = (ns >> 13) & 1 & (minus ^ 1), width = (ns >> 16) & 0xff;
   uint64_t neg = ((uint64_t)v >> 63) & sgn;
   uint64_t num = ((uint64_t)v ^ (0 - neg)) + neg;  /* |v| when negative and signed */
   uint64_t plus = sgn & (ns >> 11) & 1 & (neg ^ 1);
   uint64_t space = sgn & (ns >> 12) & 1 & (neg ^ 1) & (plus ^ 1);
   uint64_t hs = neg | plus | space;
-  uint64_t signch;
+  uint64_t signch, has0, hasx, xch, letter;
+  uint64_t nd = 1, hl, pad, a1, a2, a3, a4, n, end, last = cap - 1;
+  uint32_t k;
+  /* a[0..2]: the head; a[3] ' ', a[4] '0'; a[8..31]: the digits, least significant in a[31].
+   * Every byte is set: the verifier lets a variable index read only initialised stack. */
+  char a[32];
   STP_FMT_OPAQUE(neg);  /* 0/1 values: opaque, for the reason given at stp_num_bit */
   STP_FMT_OPAQUE(plus);
   STP_FMT_OPAQUE(space);
   STP_FMT_OPAQUE(hs);
   STP_FMT_OPAQUE(upper);
   STP_FMT_OPAQUE(alt);
+  STP_FMT_OPAQUE(minus);
+  STP_FMT_OPAQUE(zero);
   signch = neg * '-' + plus * '+' + space * ' ';
-  uint64_t has0 = alt & STP_NUM_NZ(base ^ 10), hasx = alt & (base >> 4);
-  uint64_t xch = 'x' - upper * 32, letter = 39 - upper * 32;  /* 'a' - '0' - 10, 'A' - ... */
-  uint64_t nd = 1, hl, n, end, last = cap - 1;
-  uint32_t k;
-  /* a[0..2]: the head; a[8..31]: the digits, least significant in a[31]. Every byte is set:
-   * the verifier lets a variable index read only initialised stack. */
-  char a[32];
+  has0 = alt & STP_NUM_NZ(base ^ 10);
+  hasx = alt & (base >> 4);
+  xch = 'x' - upper * 32;
+  letter = 39 - upper * 32;  /* 'a' - '0' - 10, or 'A' - '0' - 10 */
   if (pos > last)
     pos = (uint32_t)last;
   for (k = 0; k < 8; k++)
@@ -566,6 +578,8 @@ STP_FMT_INLINE uint32_t stp_fmt_num(char *buf, uint32_t cap, uint32_t pos, int64
   *(volatile char *)&a[0] = (char)(hs * signch + (hs ^ 1) * '0');
   *(volatile char *)&a[1] = (char)(hs * '0' + (hs ^ 1) * xch);
   *(volatile char *)&a[2] = (char)xch;
+  *(volatile char *)&a[3] = ' ';
+  *(volatile char *)&a[4] = '0';
 #if defined(__clang__)
 #pragma unroll
 #endif
@@ -577,19 +591,30 @@ STP_FMT_INLINE uint32_t stp_fmt_num(char *buf, uint32_t cap, uint32_t pos, int64
     nd += STP_NUM_NZ(num);  /* something left: one more digit */
   }
   hl = hs + has0 + hasx;
-  n = hl + nd;
+  /* stp_fmt_long's size: width less the head and the digits, if positive */
+  pad = (width - hl - nd) * STP_NUM_LT(hl + nd, width);
+  a1 = pad * (zero ^ 1) * (minus ^ 1);  /* lead spaces */
+  a2 = a1 + hl;
+  a3 = a2 + pad * zero;                  /* zeros */
+  a4 = a3 + nd;
+  n = a4 + pad * minus;                  /* trailing spaces */
 #if defined(__clang__)
 #pragma unroll
 #endif
   for (k = 0; k < 26; k++) {
-    uint64_t j = k, inhead, live, idx, at, over;
+    uint64_t j = k, l1, l2, l3, l4, live, idx, at, over, ch;
     STP_FMT_OPAQUE(j);  /* as above: no constant of one store hoisted into a register for all */
-    inhead = STP_NUM_LT(j, hl);
+    l1 = STP_NUM_LT(j, a1);
+    l2 = STP_NUM_LT(j, a2);
+    l3 = STP_NUM_LT(j, a3);
+    l4 = STP_NUM_LT(j, a4);
     live = STP_NUM_LT(j, n);
-    idx = inhead * j + (inhead ^ 1) * (32 - nd + j - hl);
+    /* the segment j is in picks the index: ' ', head byte, '0', digit, ' ' */
+    idx = l1 * 3 + (l2 - l1) * (j - a1) + (l3 - l2) * 4 + (l4 - l3) * (32 - nd + j - a3) +
+          (live - l4) * 3;
     at = pos + j;
     over = STP_NUM_LT(last, at);
-    uint64_t ch = (uint64_t)(uint8_t)((volatile char *)a)[idx & 31] * live;
+    ch = (uint64_t)(uint8_t)((volatile char *)a)[idx & 31] * live;
     STP_FMT_OPAQUE(ch);
     at = (over ^ 1) * at + over * last;
     STP_FMT_PUT(buf, cap, at, ch);

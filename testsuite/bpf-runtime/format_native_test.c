@@ -26,21 +26,21 @@ static void L(const char *what, int conv, int flags, int width, int prec, int64_
   /* the packed-spec path must agree */
   n = stp_fmt_long_spec(buf, sizeof buf, 0, v, STP_FMT_SPEC(conv, flags, width, prec));
   check(what, buf, n, want, (uint32_t)strlen(want));
-  /* and so must the branch-free plain-number path, for the conversions it takes */
+  /* and so must the branch-free path, for the conversions it takes */
   if (STP_NUM_OK(conv, width, prec)) {
-    n = stp_fmt_num(buf, sizeof buf, 0, v, STP_NUM_SPEC(conv, flags));
+    n = stp_fmt_num(buf, sizeof buf, 0, v, STP_NUM_SPEC(conv, flags, width));
     check(what, buf, n, want, (uint32_t)strlen(want));
   }
 }
 
-/* A plain number appended at pos of a 32-byte buffer holding "ab": cut to 31 characters. */
+/* A number (no width) appended at pos of a 32-byte buffer holding "ab": cut to 31 characters. */
 static void N(const char *what, uint32_t pos, int conv, int flags, int64_t v, const char *want)
 {
   char buf[32];
   uint32_t n;
   memset(buf, 'Z', sizeof buf);
   memcpy(buf, "ab", 2);
-  n = stp_fmt_num(buf, sizeof buf, pos, v, STP_NUM_SPEC(conv, flags));
+  n = stp_fmt_num(buf, sizeof buf, pos, v, STP_NUM_SPEC(conv, flags, 0));
   check(what, buf, n, want, (uint32_t)strlen(want));
   check(what, buf + n, 1, "", 1);  /* NUL-terminated */
 }
