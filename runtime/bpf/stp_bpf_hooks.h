@@ -149,8 +149,8 @@ static __always_inline void stp__text_str(struct stp_common *k, char *out, unsig
   }
   if (n < 0) {
     /* unreadable: the address, unquoted */
-    stp_bpf_sfmt_long((struct stp_strbuf *)out, 0, (int64_t)stp__launder(in),
-                      STP_FMT_SPEC('x', STP_FLAG_ALT, 0, -1));
+    stp_bpf_sfmt_num((struct stp_strbuf *)out, 0, (int64_t)stp__launder(in),
+                     STP_NUM_SPEC(STP_CONV_x, STP_FLAG_ALT, 0));
     return;
   }
   stp_bpf_text_escape((struct stp_strbuf *)out, (const struct stp_strbuf *)k->tmpa,

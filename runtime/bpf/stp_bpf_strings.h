@@ -59,6 +59,16 @@ int stp_bpf_sfmt_long(struct stp_strbuf *dst, uint32_t pos, int64_t v, uint64_t 
   return (int)stp_fmt_long_spec(dst->s, STP_MAXSTRINGLEN, pos, v, spec);
 }
 
+/* The integer conversions of a constant shape (STP_NUM_OK), ns from STP_NUM_SPEC: ~2,000
+ * instructions to verify where stp_bpf_sfmt_long costs tens of thousands (common/stp_format.h). */
+STP_RT_FN(stp_bpf_sfmt_num)
+int stp_bpf_sfmt_num(struct stp_strbuf *dst, uint32_t pos, int64_t v, uint64_t ns)
+{
+  if (!dst)
+    return 0;
+  return (int)stp_fmt_num(dst->s, STP_MAXSTRINGLEN, pos, v, ns);
+}
+
 STP_RT_FN(stp_bpf_sfmt_str)
 int stp_bpf_sfmt_str(struct stp_strbuf *dst, uint32_t pos, const struct stp_strbuf *src,
                      uint64_t spec)
@@ -192,7 +202,7 @@ static __always_inline int64_t stp__str_len(struct stp_common *k, const void *s)
   } while (0)
 
 #define stp_long_to_str(c, dst, v) \
-  ((void)stp_bpf_sfmt_long((struct stp_strbuf *)(dst), 0, (v), STP_FMT_SPEC('d', 0, 0, -1)))
+  ((void)stp_bpf_sfmt_num((struct stp_strbuf *)(dst), 0, (v), STP_NUM_SPEC(STP_CONV_d, 0, 0)))
 
 /* Zero a key (or any object) before filling it: hash keys compare every byte, including the
  * bytes after a string's NUL and struct padding. One to four words (a number, a ubacktrace()
@@ -213,9 +223,19 @@ static __always_inline int64_t stp__str_len(struct stp_common *k, const void *s)
 
 /* sprintf: dst must not be an argument of the same sprintf (generated code uses a temporary). */
 #define stp_sfmt_begin(c, dst) ((c)->k.sfmt_pos = 0, (dst)[0] = '\0')
+/* A conversion known at compile time to be of a constant shape (STP_NUM_OK: nearly all)
+ * goes to the cheap stp_bpf_sfmt_num; clang folds the choice, so a program references only the
+ * function it uses. */
+#define STP_SFMT_NUM_OK(conv, width, prec)                                        \
+  (__builtin_constant_p(conv) && __builtin_constant_p(width) &&                  \
+   __builtin_constant_p(prec) && STP_NUM_OK((conv), (width), (prec)))
 #define stp_sfmt_long(c, dst, v, conv, flags, width, prec)                                   \
-  ((c)->k.sfmt_pos = stp_bpf_sfmt_long((struct stp_strbuf *)(dst), (c)->k.sfmt_pos, (v),     \
-                                       STP_FMT_SPEC((conv), (flags), (width), (prec))))
+  ((c)->k.sfmt_pos =                                                                         \
+       STP_SFMT_NUM_OK((conv), (width), (prec)) && __builtin_constant_p(flags)               \
+           ? stp_bpf_sfmt_num((struct stp_strbuf *)(dst), (c)->k.sfmt_pos, (v),              \
+                              STP_NUM_SPEC((conv), (flags), (width)))                        \
+           : stp_bpf_sfmt_long((struct stp_strbuf *)(dst), (c)->k.sfmt_pos, (v),             \
+                               STP_FMT_SPEC((conv), (flags), (width), (prec))))
 #define stp_sfmt_char(c, dst, v, flags, width) stp_sfmt_long(c, dst, v, STP_CONV_c, flags, width, -1)
 static __always_inline void stp__sfmt_str(struct stp_common *k, char *dst, const void *s, uint64_t spec)
 {

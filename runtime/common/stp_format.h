@@ -495,6 +495,134 @@ STP_FMT_INLINE uint32_t stp_fmt_long_spec(char *buf, uint32_t cap, uint32_t pos,
                       STP_SPEC_WIDTH(spec), STP_SPEC_PREC(spec));
 }
 
+/* ---- integer conversions of a constant shape ------------------------------------------------
+ * %d %i %u %o %x %X %p with any flags, a constant width 0..24 and no precision (or 0 or 1, which
+ * never pad: at least one digit is always written) print exactly what stp_fmt_long prints. They
+ * are nearly every number a tapset formats (argstr's "%d, %p, %#o", "[%d.%09d]"), and in BPF this
+ * version costs the verifier ~1,500 instructions where stp_fmt_long's conversion/flag/width
+ * branches times its two bpf_loop callbacks cost ~57,000 -- once per program that formats a
+ * number, i.e. once per syscall alias of `probe syscall.* { argstr }` (docs/DESIGN.md). So: no
+ * branch, no loop that is not unrolled. The conversion is decoded at compile time into
+ * STP_NUM_SPEC; digits are made by a fixed 24 rounds of div/mod (22 octal digits is the most a
+ * u64 needs), and the field [spaces][sign][0x][zeros][digits][spaces] (at most 24 bytes) is
+ * written as 26 fixed stores, each position choosing its byte arithmetically (0/1 values times
+ * indexes) from a small table; past the field the stores write NULs, and positions past cap-1
+ * all land on cap-1, which the final NUL takes. */
+#define STP_NUM_MAXWIDTH 24
+#define STP_NUM_OK(conv, width, prec)                                                       \
+  ((((conv) == STP_CONV_d) || ((conv) == STP_CONV_i) || ((conv) == STP_CONV_u) ||            \
+    ((conv) == STP_CONV_o) || ((conv) == STP_CONV_x) || ((conv) == STP_CONV_X) ||            \
+    ((conv) == STP_CONV_p)) && (width) >= 0 && (width) <= STP_NUM_MAXWIDTH &&                \
+   (prec) >= -1 && (prec) <= 1)
+/* base (8, 10, 16) | signed << 8 | uppercase << 9 | '#' or %p << 10 | '+' << 11 | ' ' << 12 |
+ * '0' << 13 | '-' << 14 | width << 16 */
+#define STP_NUM_SPEC(conv, flags, width)                                                    \
+  ((uint64_t)((conv) == STP_CONV_o ? 8                                                      \
+              : ((conv) == STP_CONV_x || (conv) == STP_CONV_X || (conv) == STP_CONV_p) ? 16 \
+                                                                                      : 10) | \
+   ((uint64_t)((conv) == STP_CONV_d || (conv) == STP_CONV_i) << 8) |                       \
+   ((uint64_t)((conv) == STP_CONV_X) << 9) |                                                \
+   ((uint64_t)((conv) == STP_CONV_p || ((flags) & STP_FLAG_ALT) != 0) << 10) |             \
+   ((uint64_t)(((flags) & STP_FLAG_PLUS) != 0) << 11) |                                     \
+   ((uint64_t)(((flags) & STP_FLAG_SPACE) != 0) << 12) |                                    \
+   ((uint64_t)(((flags) & STP_FLAG_ZERO) != 0) << 13) |                                     \
+   ((uint64_t)(((flags) & STP_FLAG_MINUS) != 0) << 14) |                                    \
+   ((uint64_t)((width) & 0xff) << 16))
+
+/* 1 when x != 0, else 0; 1 when a < b (both below 2^63), else 0: without a branch. The result
+ * and its input pass an empty asm, or clang sees the comparison in the arithmetic (and a 0/1
+ * times y as a select) and emits the branches that this code exists to avoid. */
+STP_FMT_INLINE uint64_t stp_num_bit(uint64_t top)
+{
+  uint64_t b;
+  STP_FMT_OPAQUE(top);
+  b = top >> 63;
+  STP_FMT_OPAQUE(b);
+  return b;
+}
+#define STP_NUM_NZ(x) stp_num_bit(((uint64_t)(x)) | (0 - (uint64_t)(x)))
+#define STP_NUM_LT(a, b) stp_num_bit((uint64_t)(a) - (uint64_t)(b))
+
+STP_FMT_INLINE uint32_t stp_fmt_num(char *buf, uint32_t cap, uint32_t pos, int64_t v, uint64_t ns)
+{
+  uint64_t base = ns & 0xff, sgn = (ns >> 8) & 1, upper = (ns >> 9) & 1, alt = (ns >> 10) & 1;
+  uint64_t minus = (ns >> 14) & 1, zero = (ns >> 13) & 1 & (minus ^ 1), width = (ns >> 16) & 0xff;
+  uint64_t neg = ((uint64_t)v >> 63) & sgn;
+  uint64_t num = ((uint64_t)v ^ (0 - neg)) + neg;  /* |v| when negative and signed */
+  uint64_t plus = sgn & (ns >> 11) & 1 & (neg ^ 1);
+  uint64_t space = sgn & (ns >> 12) & 1 & (neg ^ 1) & (plus ^ 1);
+  uint64_t hs = neg | plus | space;
+  uint64_t signch, has0, hasx, xch, letter;
+  uint64_t nd = 1, hl, pad, a1, a2, a3, a4, n, end, last = cap - 1;
+  uint32_t k;
+  /* a[0..2]: the head; a[3] ' ', a[4] '0'; a[8..31]: the digits, least significant in a[31].
+   * Every byte is set: the verifier lets a variable index read only initialised stack. */
+  char a[32];
+  STP_FMT_OPAQUE(neg);  /* 0/1 values: opaque, for the reason given at stp_num_bit */
+  STP_FMT_OPAQUE(plus);
+  STP_FMT_OPAQUE(space);
+  STP_FMT_OPAQUE(hs);
+  STP_FMT_OPAQUE(upper);
+  STP_FMT_OPAQUE(alt);
+  STP_FMT_OPAQUE(minus);
+  STP_FMT_OPAQUE(zero);
+  signch = neg * '-' + plus * '+' + space * ' ';
+  has0 = alt & STP_NUM_NZ(base ^ 10);
+  hasx = alt & (base >> 4);
+  xch = 'x' - upper * 32;
+  letter = 39 - upper * 32;  /* 'a' - '0' - 10, or 'A' - '0' - 10 */
+  if (pos > last)
+    pos = (uint32_t)last;
+  for (k = 0; k < 8; k++)
+    *(volatile char *)&a[k] = 0;
+  *(volatile char *)&a[0] = (char)(hs * signch + (hs ^ 1) * '0');
+  *(volatile char *)&a[1] = (char)(hs * '0' + (hs ^ 1) * xch);
+  *(volatile char *)&a[2] = (char)xch;
+  *(volatile char *)&a[3] = ' ';
+  *(volatile char *)&a[4] = '0';
+#if defined(__clang__)
+#pragma unroll
+#endif
+  for (k = 0; k < 24; k++) {
+    uint64_t d = num % base;
+    num /= base;
+    STP_FMT_OPAQUE(num);  /* one round at a time: unrolled and interleaved, clang spills */
+    *(volatile char *)&a[31 - k] = (char)('0' + d + STP_NUM_LT(9, d) * letter);
+    nd += STP_NUM_NZ(num);  /* something left: one more digit */
+  }
+  hl = hs + has0 + hasx;
+  /* stp_fmt_long's size: width less the head and the digits, if positive */
+  pad = (width - hl - nd) * STP_NUM_LT(hl + nd, width);
+  a1 = pad * (zero ^ 1) * (minus ^ 1);  /* lead spaces */
+  a2 = a1 + hl;
+  a3 = a2 + pad * zero;                  /* zeros */
+  a4 = a3 + nd;
+  n = a4 + pad * minus;                  /* trailing spaces */
+#if defined(__clang__)
+#pragma unroll
+#endif
+  for (k = 0; k < 26; k++) {
+    uint64_t j = k, l1, l2, l3, l4, live, idx, at, over, ch;
+    STP_FMT_OPAQUE(j);  /* as above: no constant of one store hoisted into a register for all */
+    l1 = STP_NUM_LT(j, a1);
+    l2 = STP_NUM_LT(j, a2);
+    l3 = STP_NUM_LT(j, a3);
+    l4 = STP_NUM_LT(j, a4);
+    live = STP_NUM_LT(j, n);
+    /* the segment j is in picks the index: ' ', head byte, '0', digit, ' ' */
+    idx = l1 * 3 + (l2 - l1) * (j - a1) + (l3 - l2) * 4 + (l4 - l3) * (32 - nd + j - a3) +
+          (live - l4) * 3;
+    at = pos + j;
+    over = STP_NUM_LT(last, at);
+    ch = (uint64_t)(uint8_t)((volatile char *)a)[idx & 31] * live;
+    STP_FMT_OPAQUE(ch);
+    at = (over ^ 1) * at + over * last;
+    STP_FMT_PUT(buf, cap, at, ch);
+  }
+  end = pos + n;
+  return stp_fmt_end(buf, cap, (uint32_t)(end > last ? last : end));
+}
+
 /* ---- _stp_text_str core: escape `inlen` bytes already fetched ----------------------------
  * Escapes \a \b \f \n \r \t \v \" \\, other non-printables \ooo, valid UTF-8 sequences \uXXXX
  * (uppercase hex; code points above U+FFFF: \UXXXXXXXX). `buffer`: all inlen bytes, NUL shown

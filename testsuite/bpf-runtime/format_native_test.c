@@ -26,6 +26,23 @@ static void L(const char *what, int conv, int flags, int width, int prec, int64_
   /* the packed-spec path must agree */
   n = stp_fmt_long_spec(buf, sizeof buf, 0, v, STP_FMT_SPEC(conv, flags, width, prec));
   check(what, buf, n, want, (uint32_t)strlen(want));
+  /* and so must the branch-free path, for the conversions it takes */
+  if (STP_NUM_OK(conv, width, prec)) {
+    n = stp_fmt_num(buf, sizeof buf, 0, v, STP_NUM_SPEC(conv, flags, width));
+    check(what, buf, n, want, (uint32_t)strlen(want));
+  }
+}
+
+/* A number (no width) appended at pos of a 32-byte buffer holding "ab": cut to 31 characters. */
+static void N(const char *what, uint32_t pos, int conv, int flags, int64_t v, const char *want)
+{
+  char buf[32];
+  uint32_t n;
+  memset(buf, 'Z', sizeof buf);
+  memcpy(buf, "ab", 2);
+  n = stp_fmt_num(buf, sizeof buf, pos, v, STP_NUM_SPEC(conv, flags, 0));
+  check(what, buf, n, want, (uint32_t)strlen(want));
+  check(what, buf + n, 1, "", 1);  /* NUL-terminated */
 }
 
 static void S(const char *what, int flags, int width, int prec, const char *s, const char *want, uint32_t wantlen)
@@ -80,6 +97,17 @@ int main(void)
   L("%#10x 42", 'x', STP_FLAG_ALT, 10, -1, 42, "      0x2a");
   L("%-#10x (flags as bits) 42", 'x', STP_FLAG_ALT | STP_FLAG_MINUS, 10, -1, 42, "0x2a      ");
   L("%c via long 65", 'c', 0, 0, -1, 65, "A");
+  L("%.1d 0", 'd', 0, 0, 1, 0, "0");
+  L("%.0x 0 (one digit always, as SystemTap's number())", 'x', 0, 0, 0, 0, "0");
+  L("%+d -5", 'd', STP_FLAG_PLUS, 0, -1, -5, "-5");
+  L("%+u 5 (no sign: unsigned)", 'u', STP_FLAG_PLUS, 0, -1, 5, "5");
+  L("%#o 0755", 'o', STP_FLAG_ALT, 0, -1, 0755, "0755");
+  L("%#x max", 'x', STP_FLAG_ALT, 0, -1, -1, "0xffffffffffffffff");
+  L("%o -1 (22 digits)", 'o', 0, 0, -1, -1, "1777777777777777777777");
+  L("%p 0x7fff0000", 'p', 0, 0, -1, 0x7fff0000, "0x7fff0000");
+  N("plain number appended at 2", 2, 'd', 0, -42, "ab-42");
+  N("plain number cut at the end", 28, 'x', STP_FLAG_ALT, 0xabcdef, "abZZZZZZZZZZZZZZZZZZZZZZZZZZ0xa");
+  N("plain number past the end", 40, 'd', 0, 7, "abZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ");
   /* %s as C: width, '-', precision */
   S("%s", 0, 0, -1, "str", "str", 3);
   S("%5s", 0, 5, -1, "ab", "   ab", 5);

@@ -47,6 +47,17 @@ vt "loop in a kernel-side probe" 0 $'loop 45\n' '' -- bash -c '"$UKSTAP" -c "cat
   _ "$KO" "$T_TMP/ko.out"
 vt "kernel.function(\"do_sys_openat2\") \$filename" 0 '~^file /etc/hostname$' '' -- cat "$T_TMP/ko.out"
 
+# Numbers formatted in the kernel (sprintf, argstr) on 6.1's verifier: the branch-free
+# stp_bpf_sfmt_num (runtime/common/stp_format.h). Truths: C's printf of the same conversions
+# (z is 0 at run time, so nothing is folded before the probe runs), and the openat line strace
+# prints for `cat /etc/hostname`: openat(AT_FDCWD, "/etc/hostname", O_RDONLY).
+NUM='probe syscall.openat { if (pid() == target() && user_string($filename, "") == "/etc/hostname") {
+  z = pid() - pid(); println(argstr)
+  println(sprintf("%d %#o %09d %-4x| %+d %5u", z - 5, z + 8, z + 42, z + 10, z + 3, z + 7)); exit() } }'
+vt "sprintf and argstr numbers in a kernel-side probe" 0 \
+  $'AT_FDCWD, "/etc/hostname", O_RDONLY\n-5 010 000000042 a   | +3     7\n' '' -- \
+  bash -c '"$UKSTAP" -o "$2" -c "cat /etc/hostname" -e "$1" > /dev/null && cat "$2"' _ "$NUM" "$T_TMP/num.out"
+
 # Truth: ls reads a directory through libc's readdir64, which makes the getdents64 call.
 vt "print_ubacktrace() in a syscall probe" 0 '~^ 0x[0-9a-f]+ : __readdir64\+0x[0-9a-f]+/0x[0-9a-f]+ \[.*/libc\.so\.6\]$' '' -- \
   "$UKSTAP" -c 'ls /' -e 'probe syscall.getdents { if (pid() == target()) { print_ubacktrace(); exit() } }'

@@ -15,9 +15,11 @@ const std::vector<RuntimeFunction>& runtime_functions() {
   static const std::vector<RuntimeFunction> fns = {
       {"stp_bpf_strcmp", {"stp__str_cmp", "stp_str_cmp"}},
       {"stp_bpf_sfmt_long",
-       {"stp_sfmt_long", "stp_sfmt_char", "stp_long_to_str", "stp__text_str", "_stp_text_str",
+       {"stp_sfmt_long", "stp_sfmt_char",
         "stp__pcs_hex", "stp__ustack_hex", "_stp_ustack_hex", "stp__kstack_hex",
         "_stp_kstack_hex"}},
+      {"stp_bpf_sfmt_num",
+       {"stp_sfmt_long", "stp_sfmt_char", "stp_long_to_str", "stp__text_str", "_stp_text_str"}},
       {"stp_bpf_sfmt_str", {"stp__sfmt_str", "stp_sfmt_str", "stp_sfmt_lit"}},
       {"stp_bpf_sfmt_mem", {"stp__sfmt_mem", "stp_sfmt_mem"}},
       {"stp_bpf_text_escape", {"stp__text_str", "_stp_text_str"}},
