@@ -130,9 +130,12 @@ int ExitReport::losses() {
   if (dropped) d << "WARNING: Number of dropped records: " << dropped << "\n";
   if (errors > 0 || skipped > 0)
     d << "WARNING: Number of errors: " << errors << ", skipped probes: " << skipped << "\n";
+  if (verbose_ > 0 && t_.kernel_skips.probes)  // the share of "skipped probes" the kernel made
+    d << "Probe runs skipped by the kernel: " << t_.kernel_skips.probes
+      << " (a BPF program already running on that CPU)\n";
   if (verbose_ > 0 && t_.kernel_skips.runtime)
     d << "Runtime programs: " << t_.kernel_skips.runtime
-      << " runs skipped by the kernel (already running on that CPU)\n";
+      << " runs skipped by the kernel (a BPF program already running on that CPU)\n";
   if (verbose_ > 0 && !t_.kernel_skips.known)
     d << "Probe runs skipped by the kernel: unknown (its bpf_prog_info has no recursion_misses)\n";
   if (int err = out.write_error()) {

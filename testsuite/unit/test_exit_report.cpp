@@ -154,8 +154,10 @@ TEST_CASE("losses: the kernel's skipped probe runs join the probes' own count", 
     ukstap::loader::ExitReport report(s.diag, verbose, totals);
     CHECK(report.losses() == 0);
     CHECK(err.str() == std::string("WARNING: Number of errors: 0, skipped probes: 6\n") +
-                           (verbose ? "Runtime programs: 11 runs skipped by the kernel (already "
+                           (verbose ? "Probe runs skipped by the kernel: 5 (a BPF program already "
                                       "running on that CPU)\n"
+                                      "Runtime programs: 11 runs skipped by the kernel (a BPF "
+                                      "program already running on that CPU)\n"
                                     : ""));
   }
 }
