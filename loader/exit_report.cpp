@@ -7,6 +7,7 @@
 #include <bpf/libbpf.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <ostream>
 
@@ -104,7 +105,7 @@ int ExitReport::losses() {
   Output& out = *t_.out;
   const uint64_t dropped = std::max<uint64_t>(out.dropped, (uint64_t)session->drops);
   const uint64_t errors = std::max<uint64_t>((uint64_t)out.errors, (uint64_t)session->errors);
-  const uint64_t skipped = session->skipped;
+  const uint64_t skipped = session->skipped + t_.kernel_skips.probes;
   if (session->stacks_lost)
     d << "WARNING: " << session->stacks_lost
       << " stacks were not stored: a stack-id map is full (raise -D MAXSTACKS=N)\n";
@@ -129,12 +130,47 @@ int ExitReport::losses() {
   if (dropped) d << "WARNING: Number of dropped records: " << dropped << "\n";
   if (errors > 0 || skipped > 0)
     d << "WARNING: Number of errors: " << errors << ", skipped probes: " << skipped << "\n";
+  if (verbose_ > 0 && t_.kernel_skips.probes)  // the share of "skipped probes" the kernel made
+    d << "Probe runs skipped by the kernel: " << t_.kernel_skips.probes
+      << " (a BPF program already running on that CPU)\n";
+  if (verbose_ > 0 && t_.kernel_skips.runtime)
+    d << "Runtime programs: " << t_.kernel_skips.runtime
+      << " runs skipped by the kernel (a BPF program already running on that CPU)\n";
+  if (verbose_ > 0 && !t_.kernel_skips.known)
+    d << "Probe runs skipped by the kernel: unknown (its bpf_prog_info has no recursion_misses)\n";
   if (int err = out.write_error()) {
     d.flush();
     diag_.fatal("cannot write output to " + out.name() + ": " + std::strerror(err));
     return 1;
   }
   return 0;
+}
+
+void KernelSkips::add(const char* name, uint64_t misses) {
+  if (std::strncmp(name, "stp_probe_", 10) == 0 || std::strncmp(name, "stp_sys_", 8) == 0)
+    probes += misses;
+  else
+    runtime += misses;
+}
+
+KernelSkips read_kernel_skips(struct bpf_object* obj) {
+  KernelSkips k;
+  if (!obj) return k;
+  struct bpf_program* prog;
+  bpf_object__for_each_program(prog, obj) {
+    int fd = bpf_program__fd(prog);
+    if (fd < 0) continue;
+    struct bpf_prog_info info {};
+    uint32_t len = sizeof info;
+    if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0) continue;
+    // The kernel fills no more than its own struct: an older one stops before the field.
+    if (len < offsetof(struct bpf_prog_info, recursion_misses) + sizeof info.recursion_misses) {
+      k.known = false;
+      continue;
+    }
+    k.add(bpf_program__name(prog), info.recursion_misses);
+  }
+  return k;
 }
 
 void BpfRunStats::start() { fd_ = bpf_enable_stats(BPF_STATS_RUN_TIME); }

@@ -28,6 +28,28 @@ class DeferredUnwind;
 class UserStacks;
 class KernelStacks;
 
+// Runs of the module's BPF programs that the kernel itself skipped, read once they are detached:
+// bpf_prog_info.recursion_misses (Linux 5.12 on). A tp_btf/raw_tp/fentry program is not run again
+// on a CPU where it is already running (prog->active), a kprobe/uprobe/tracepoint/perf_event one
+// not while any such program runs there or a map syscall holds bpf_prog_active; either way the
+// handler never runs and only this counter says so. SystemTap counts a probe it could not run
+// for want of its context in "skipped probes", so a probe program's misses go there.
+struct KernelSkips {
+  // stp_probe_* and the syscall dispatchers stp_sys_* (their misses are syscall probes not run):
+  // added to the "skipped probes" of the exit report.
+  uint64_t probes = 0;
+  // The runtime's own programs (stp_rt_*: the kernel VMA cache; syscall-type helpers, which
+  // BPF_PROG_RUN never skips): not the user's probes, so not in stap's figure; a miss there
+  // leaves a mapping unknown, which shows as user stacks cut short. Said under -v.
+  uint64_t runtime = 0;
+  // false when the kernel's bpf_prog_info has no recursion_misses (before 5.12): the count is
+  // unknown, not zero and not an error.
+  bool known = true;
+  void add(const char* program_name, uint64_t misses);
+};
+// The sum over the programs `obj` loaded (those without a descriptor are skipped).
+KernelSkips read_kernel_skips(struct bpf_object* obj);
+
 // Everything the report reads; the pointers are null for what the run did not use.
 struct RunTotals {
   const volatile struct stp_session* session;  // the counters the probes kept
@@ -38,6 +60,7 @@ struct RunTotals {
   UserStacks* ustacks = nullptr;
   KernelStacks* kstacks = nullptr;
   const ksym::Kallsyms* kallsyms = nullptr;
+  KernelSkips kernel_skips = {};
 };
 
 class ExitReport {
@@ -48,7 +71,8 @@ class ExitReport {
   void user_stacks();
   // -v: kernel stacks printed and the kernel symbol count.
   void kernel_stacks();
-  // One WARNING line per loss counter, then the output's write error if any (one "ukstap:"
+  // One WARNING line per loss counter (the skipped probes: the probes' own count plus the
+  // kernel's, KernelSkips), then the output's write error if any (one "ukstap:"
   // line). Returns the exit status these call for (1 on a write error).
   int losses();
 

@@ -620,6 +620,9 @@ int Runner::run() {
   totals.ustacks = stacks_.user_stacks();
   totals.kstacks = stacks_.kernel_stacks();
   totals.kallsyms = stacks_.kallsyms();
+  // The programs have been detached (detach() above): their counts are final. The object is
+  // still open until cleanup().
+  totals.kernel_skips = loader::read_kernel_skips(obj_);
   loader::ExitReport report(s_.diag, s_.opts.verbose, totals);
   report.user_stacks();
   report.kernel_stacks();

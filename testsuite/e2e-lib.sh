@@ -101,6 +101,17 @@ t() {
   [ -z "${UKSTAP_E2E_TIMES:-}" ] || t_times_log "$name"
 }
 
+# t_skip_line FILE: FILE (a run's stderr) is SystemTap's exit line for probe runs that did not
+# happen and nothing else: "WARNING: Number of errors: 0, skipped probes: N", N > 0. The kernel
+# itself skips a BPF program's run on a CPU where it (tp_btf, raw_tp) or any kprobe-style
+# program (tracepoint, perf_event) is already running, and ukstap reports those runs
+# (bpf_prog_info.recursion_misses, loader/exit_report.h): a check of a probe that fires on
+# every event of the machine, or at IRQ rate, accepts this line where it would accept nothing.
+T_SKIP_LINE='WARNING: Number of errors: 0, skipped probes: [1-9][0-9]*'
+t_skip_line() { [ "$(wc -l < "$1")" = 1 ] && grep -Eqx "$T_SKIP_LINE" "$1"; }
+# t_empty_or_skip_line FILE: FILE is empty, or only that line.
+t_empty_or_skip_line() { [ ! -s "$1" ] || t_skip_line "$1"; }
+
 t_xfail() {
   local reason=$1 name=$2 passed=$T_PASSED failed=$T_FAILED
   shift

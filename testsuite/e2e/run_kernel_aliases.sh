@@ -150,14 +150,22 @@ probe scheduler.wakeup {
     bad++
   if (task_pid(task_parent(task)) == target()) printf("woken %d %d\n", task_pid, task_tid) }
 probe end { printf("wakeups %d bad %d\n", n > 0, bad) }'
-t "scheduler.wakeup: run" 0 '' '' -- uk "$T_TMP/wake.out" -c "bash -c 'sleep 1.5 & echo \$!; wait'" \
+# The probe runs on every wakeup of the machine: the run may end with SystemTap's line for probe
+# runs not made (t_skip_line: the kernel skipped some, bpf_prog_info.recursion_misses), and then
+# the sleep's own wakeup may be one of them; any other line on stderr fails the run.
+uk_wake() {
+  uk "$@" || return
+  t_empty_or_skip_line "$1.err" || fail_msg "stderr: $(tr '\n' '|' < "$1.err")"
+}
+t "scheduler.wakeup: run" 0 '' '' -- uk_wake "$T_TMP/wake.out" -c "bash -c 'sleep 1.5 & echo \$!; wait'" \
   -e "$WAKE_STP"
 check_wake() {
   local p
   p=$(cat "$T_TMP/wake.out.prog")
   grep -qx "wakeups 1 bad 0" "$T_TMP/wake.out" || fail_msg "$(tail -1 "$T_TMP/wake.out")" || return 1
-  # the sleep is bash's (target()'s) child
-  grep -qx "woken $p $p" "$T_TMP/wake.out" || fail_msg "sleep $p never woken: $(head -3 "$T_TMP/wake.out")"
+  # the sleep is bash's (target()'s) child; not seen only when the run said it skipped probes
+  grep -qx "woken $p $p" "$T_TMP/wake.out" || t_skip_line "$T_TMP/wake.out.err" ||
+    fail_msg "sleep $p never woken: $(head -3 "$T_TMP/wake.out"); ukstap's stderr: $(tr '\n' '|' < "$T_TMP/wake.out.err")"
 }
 t "scheduler.wakeup: task nonzero, task_pid/tid/cpu = task_*(task); the sleep (\$!) woken" 0 '' '' -- check_wake
 

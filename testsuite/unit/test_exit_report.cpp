@@ -130,3 +130,51 @@ TEST_CASE("user stacks without -v: cut short by a limit, or waiting for a table 
   ukstap::loader::ExitReport(s2.diag, 0, totals).user_stacks();
   CHECK(err2.str().empty());
 }
+
+// Truth: SystemTap's exit line counts every probe run it could not make; the kernel's misses of
+// a probe program (stp_probe_*, a syscall dispatcher stp_sys_*) are such runs, the runtime's
+// (stp_rt_*) are not the user's probes.
+TEST_CASE("losses: the kernel's skipped probe runs join the probes' own count", "[exit_report]") {
+  ukstap::loader::KernelSkips k;
+  k.add("stp_probe_0", 2);
+  k.add("stp_sys_enter_0", 3);
+  k.add("stp_rt_kvma_exec", 11);
+  k.add("stp_kread_prog", 0);
+  CHECK(k.probes == 5);
+  CHECK(k.runtime == 11);
+  for (int verbose : {0, 1}) {
+    std::ostringstream err;
+    ukstap::Session s(err);
+    ukstap::codegen::ModuleInfo m;
+    ukstap::loader::Output out(s, m);
+    struct stp_session session {};
+    session.skipped = 1;
+    ukstap::loader::RunTotals totals{&session, &out};
+    totals.kernel_skips = k;
+    ukstap::loader::ExitReport report(s.diag, verbose, totals);
+    CHECK(report.losses() == 0);
+    CHECK(err.str() == std::string("WARNING: Number of errors: 0, skipped probes: 6\n") +
+                           (verbose ? "Probe runs skipped by the kernel: 5 (a BPF program already "
+                                      "running on that CPU)\n"
+                                      "Runtime programs: 11 runs skipped by the kernel (a BPF "
+                                      "program already running on that CPU)\n"
+                                    : ""));
+  }
+}
+
+TEST_CASE("losses: the kernel's count unknown is no warning, said under -v", "[exit_report]") {
+  for (int verbose : {0, 1}) {
+    std::ostringstream err;
+    ukstap::Session s(err);
+    ukstap::codegen::ModuleInfo m;
+    ukstap::loader::Output out(s, m);
+    struct stp_session session {};
+    ukstap::loader::RunTotals totals{&session, &out};
+    totals.kernel_skips.known = false;
+    ukstap::loader::ExitReport report(s.diag, verbose, totals);
+    CHECK(report.losses() == 0);
+    CHECK(err.str() == (verbose ? "Probe runs skipped by the kernel: unknown (its bpf_prog_info "
+                                  "has no recursion_misses)\n"
+                                : ""));
+  }
+}
