@@ -218,14 +218,6 @@ void exit_on_interrupt(bool on) {
   }
 }
 
-void exit_on_next_interrupt() {
-  // The first stop signal ended the run; one more, before now or after, ends the process.
-  int n = g_count.load();
-  g_exit_after.store(n > 0 ? 1 : 0);
-  if (n > 1) {
-    static const char msg[] = "ukstap: interrupted.\n";
-    exit_now(msg, sizeof msg - 1);
-  }
-}
+void exit_on_next_interrupt() { g_exit_after.store(g_count.load()); }
 
 }  // namespace ukstap::loader

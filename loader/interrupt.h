@@ -39,11 +39,9 @@ void set_target_group(pid_t pgid);
 // While on, a stop signal ends the process from the handler: exit status 1, the target group
 // killed. For phases that cannot look at interrupted() (bpf_object__load).
 void exit_on_interrupt(bool on);
-// Once the run is over (probes detached): a stop signal beyond the first ends the process,
-// exit status 1 — the end probes, the exit report and --profile's output are cut short. The
-// first (the ^C that ended the run) does not count; after a run that ended otherwise (-T,
-// exit()), the first does. A second one that came already (while the loop was ending, or
-// during the detach) ends the process in this call.
+// Once the run is over (probes detached): a stop signal that comes after this call ends the
+// process from the handler, exit status 1 — the end probes, the exit report and --profile's
+// output are cut short. A signal that came before (the ^C that ended the run) does not count.
 void exit_on_next_interrupt();
 
 // Files and directories an exit from the handler removes (a third signal, or a signal while

@@ -90,12 +90,6 @@ TEST_CASE("interrupt: after exit_on_next_interrupt, a further signal ends the pr
           ::_exit(7);  // not reached
         }), 1));
   CHECK(exited_with(in_child([&] {
-          ::raise(SIGINT);
-          ::raise(SIGTERM);  // the second came before the detach: it ends the process then
-          exit_on_next_interrupt();
-          ::_exit(7);
-        }), 1));
-  CHECK(exited_with(in_child([&] {
           exit_on_next_interrupt();  // a run ended by -T: the first signal exits
           ::raise(SIGHUP);
           ::_exit(7);
