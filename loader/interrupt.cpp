@@ -20,7 +20,6 @@ std::atomic<int> g_count{0};        // stop signals so far
 std::atomic<pid_t> g_child{0};      // process group a pass waits for
 std::atomic<pid_t> g_target{0};     // the -c target's process group
 std::atomic<bool> g_exit_now{false};
-std::atomic<int> g_exit_after{-1};  // exit_on_next_interrupt: the count then; -1 before
 std::atomic<int> g_switch{0};       // SIGUSR2s not yet acted on (staprun's output switch)
 int g_wake[2] = {-1, -1};
 
@@ -110,7 +109,7 @@ void on_stop_signal(int sig) {
     static const char msg[] = "ukstap: too many interrupts received, exiting.\n";
     exit_now(msg, sizeof msg - 1);
   }
-  if (int after = g_exit_after.load(); g_exit_now.load() || (after >= 0 && n > after)) {
+  if (g_exit_now.load()) {
     static const char msg[] = "ukstap: interrupted.\n";
     exit_now(msg, sizeof msg - 1);
   }
@@ -217,7 +216,5 @@ void exit_on_interrupt(bool on) {
     exit_now(msg, sizeof msg - 1);
   }
 }
-
-void exit_on_next_interrupt() { g_exit_after.store(g_count.load()); }
 
 }  // namespace ukstap::loader

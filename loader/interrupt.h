@@ -6,10 +6,7 @@
 // passes, between probe attachments, in the event loop). Where it cannot for long — inside
 // libbpf's load of the programs, which the verifier may spend seconds on — the handler ends the
 // process itself (exit_on_interrupt): nothing is attached yet, and the kernel frees what a
-// process held. So does a signal after the run, once the probes are detached
-// (exit_on_next_interrupt): the end probes, the exit report and --profile's output look at no
-// flag, and their output may wait on a reader that does not read. A third signal always ends
-// the process at once, as SystemTap's third one does.
+// process held. A third signal always ends the process at once, as SystemTap's third one does.
 // The -c target's process group is killed on every one of these exits.
 #pragma once
 
@@ -39,10 +36,6 @@ void set_target_group(pid_t pgid);
 // While on, a stop signal ends the process from the handler: exit status 1, the target group
 // killed. For phases that cannot look at interrupted() (bpf_object__load).
 void exit_on_interrupt(bool on);
-// Once the run is over (probes detached): a stop signal that comes after this call ends the
-// process from the handler, exit status 1 — the end probes, the exit report and --profile's
-// output are cut short. A signal that came before (the ^C that ended the run) does not count.
-void exit_on_next_interrupt();
 
 // Files and directories an exit from the handler removes (a third signal, or a signal while
 // exit_on_interrupt is on): pass 4's temporary directory, a private file being written under its

@@ -590,10 +590,6 @@ int Runner::run() {
 
   bpf_stats_.report(obj_, s_.diag.stream());
   detach();
-  // Nothing is attached now. What follows (end probes, the exit report's symbolizing, a
-  // --profile's output) can take seconds and looks at no flag: a further ^C ends it from the
-  // handler, as one during the BPF load does.
-  loader::exit_on_next_interrupt();
   drain();
   if (have_cmd_) target_.abandon();  // still parked (begin failed or exited): let it go quietly
 

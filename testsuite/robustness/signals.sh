@@ -8,8 +8,9 @@
 #    when three signals come at once (the handler's own exit: "too many interrupts");
 #  - in pass 2, while @cast's C compiler runs (the signal was lost before the fix);
 #  - while the BPF programs are loaded (SIGTERM, then SIGHUP: the handler ends the process);
-#  - after the run, while the end probe's output waits for a reader that does not read (a
-#    second signal ends ukstap: it was ignored until a third before the fix).
+#  - after the run, while the end probe's output waits for a reader that does not read: as in
+#    SystemTap, the first signal ends the run, a second is absorbed, a third ends ukstap;
+#  - a system-wide --profile with a backlog of new files when SIGINT comes: it ends.
 # Each time the programs the killed ukstap had loaded are gone afterwards (their ids, read from
 # its /proc/PID/fdinfo before the signal, no longer answer `bpftool prog show id`).
 # e2e-schedule: alone (run-e2e.sh): 360 tracepoints on every system call of the machine, and
@@ -265,10 +266,11 @@ done
 # --- after the run: the end probe's output waits for a reader ---------------------------------
 # stdout is a FIFO this script holds open and never reads: the end probe's 300 KB fill it and
 # ukstap waits in write(2) (its wchan: the kernel's pipe_write). That wait is the reader's doing
-# (stap and bpftrace wait as well) and the output is not dropped; but a signal then must still
-# end ukstap. The first SIGINT ends the run (begin's warn on stderr says it runs); the SIGTERM
-# that comes while the end probe's output waits ends ukstap, exit status 1. Before the fix it
-# was ignored, as was every signal but a third.
+# (stap and bpftrace wait as well) and the output is not dropped; but signals must still end
+# ukstap, by SystemTap's rule: the first SIGINT ends the run (begin's warn on stderr says it
+# runs), a second is absorbed (a script that forwards a terminal's ^C must not cost the end
+# probes' output), a third ends ukstap from the handler, exit status 1. The second and third
+# are different signals (TERM, HUP), so neither can merge with the other while pending.
 mkfifo "$T_TMP/unread"
 exec 7<> "$T_TMP/unread"
 "$UKSTAP" -e 'probe syscall.getppid { } probe begin { warn("running") }
@@ -286,22 +288,22 @@ for _ in $(seq 600); do
 done
 t "after the run: its end probe's output waits for a reader (wchan ${w:-none})" 0 '' '' -- \
   bash -c "case '$w' in *pipe_write) ;; *) exit 1 ;; esac"
-stop $pid TERM
+kill -TERM $pid
+stop $pid HUP
 exec 7<&-
-t "after the run, a second signal while the output waits: exit status 1" 1 '' '~^ukstap: interrupted' -- \
+t "after the run, a third signal while the output waits: exit status 1" 1 '' '~^ukstap: interrupted' -- \
   bash -c "cat '$T_TMP/end.err' >&2; exit $rc"
-t "after the run, a second signal while the output waits: exits within 5 s (took $ms ms)" 0 '' '' -- test $ms -lt 5000
-t_gone "a second signal after the run" "$ids"
+t "after the run, a third signal while the output waits: exits within 5 s (took $ms ms)" 0 '' '' -- test $ms -lt 5000
+t_gone "a third signal after the run" "$ids"
 
-# --- system-wide --profile, a cold unwind-table cache: the run stops at once ------------------
+# --- system-wide --profile, a cold unwind-table cache: SIGINT ends it ---------------------------
 # System-wide, each executable file newly mapped on the machine had its unwind table compiled in
 # the event loop's read of the side-band ring, even after a SIGINT: the loop looked at the signal
-# only after the whole backlog (13-18 s seen on this machine while it built), and a second
-# signal then was not acted on either. Here ukstap is stopped once started ("Pass 5: started"),
-# ld.so --list maps 100 libraries meanwhile (a backlog of new files, the cache of tables
-# emptied), then SIGINT and SIGCONT. Once ukstap has run 0.2 s of CPU since (/proc/PID/stat
-# utime+stime), SIGTERM: it must end within 3 s. Before the fix it went on compiling tables
-# (6-11 s); now the loop ends at once and the second signal ends the exit report.
+# only after the whole backlog (13-18 s seen on this machine while it built). Here ukstap is
+# stopped once started ("Pass 5: started"), ld.so --list maps 100 libraries meanwhile (a backlog
+# of new files, the cache of tables emptied), then SIGINT and SIGCONT: the run ends, exit status
+# 0, nothing left loaded. (How fast is a speed figure, not a check: 0.3-0.6 s here, 6-11 s before
+# the event loop left at once.) The wait only bounds a failure: 30 s, then SIGKILL.
 "$UKSTAP" -p4 --profile=99 -o /dev/null > /dev/null
 rm -rf "$XDG_CACHE_HOME/ukstap/cfi"
 "$UKSTAP" -v --profile=99 -o /dev/null 2> "$T_TMP/prof.err" &
@@ -312,16 +314,9 @@ kill -STOP $pid
 ls /usr/lib/*-linux-gnu/*.so.* 2> /dev/null | head -n 100 | while read -r f; do
   /lib64/ld-linux-x86-64.so.2 --list "$f" > /dev/null 2>&1 || /lib/ld-linux-aarch64.so.1 --list "$f" > /dev/null 2>&1
 done
-cpu() { awk '{print $14 + $15}' /proc/$1/stat 2> /dev/null; }
-c0=$(cpu $pid)
-kill -INT $pid; kill -CONT $pid
-for _ in $(seq 600); do
-  c=$(cpu $pid); [ -n "$c" ] || break
-  [ $((c - c0)) -ge 20 ] && break
-  sleep 0.05
-done
-stop $pid TERM
+kill -INT $pid
+stop $pid CONT
 slow_report $ms
-t "system-wide --profile, cold tables, SIGINT then SIGTERM: exits within 3 s of the SIGTERM (took $ms ms)" 0 '' '' -- test $ms -lt 3000
-t_gone "system-wide --profile after SIGINT and SIGTERM" "$ids"
+t "system-wide --profile, cold tables, SIGINT with a backlog of new files: exit status 0 (took $ms ms)" 0 '' '' -- test $rc = 0
+t_gone "system-wide --profile after SIGINT" "$ids"
 t_done

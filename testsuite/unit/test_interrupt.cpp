@@ -72,33 +72,3 @@ TEST_CASE("interrupt: an exit through main leaves the registered paths to their 
   CHECK(exited_with(st, 0));
   CHECK(run("cd '" + dir.path + "' && find . | sort") == ".\n./mod\n");
 }
-
-TEST_CASE("interrupt: after exit_on_next_interrupt, a further signal ends the process",
-          "[interrupt]") {
-  TempDir dir("intr");
-  REQUIRE(sh("mkdir '" + dir / "mod" + "'"));
-  // The ^C that ended the run came before: it does not count; the next one exits (status 1).
-  CHECK(exited_with(in_child([&] {
-          add_emergency_removal(dir / "mod");
-          ::raise(SIGINT);
-          exit_on_next_interrupt();
-        }), 0));
-  CHECK(exited_with(in_child([&] {
-          ::raise(SIGINT);
-          exit_on_next_interrupt();
-          ::raise(SIGTERM);
-          ::_exit(7);  // not reached
-        }), 1));
-  CHECK(exited_with(in_child([&] {
-          exit_on_next_interrupt();  // a run ended by -T: the first signal exits
-          ::raise(SIGHUP);
-          ::_exit(7);
-        }), 1));
-  // Its exit removes what is registered, as the third signal's does.
-  CHECK(exited_with(in_child([&] {
-          add_emergency_removal(dir / "mod");
-          exit_on_next_interrupt();
-          ::raise(SIGINT);
-        }), 1));
-  CHECK(run("cd '" + dir.path + "' && find . | sort") == ".\n");
-}
