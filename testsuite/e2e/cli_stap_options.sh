@@ -106,6 +106,6 @@ refused --privilege=stapusr --privilege=stapusr
 refused --unprivileged --unprivileged
 refused "-r 2\.6\.32" -r 2.6.32
 refused "-a s390x" -a s390x
-# -q is no SystemTap option (man stap has none): getopt's message stays (cli.sh checks it).
+# -q is undocumented in SystemTap (man stap has none): getopt's message stays (cli.sh checks it).
 
 t_done

@@ -11,6 +11,7 @@
 # often is up to the machine, so the command waits for the condition (the counter above 0,
 # bounded), not for a time. The skips can only grow after the read: N >= that count > 0.
 # Root only; under CI=true not being root is a failure, never a skip.
+# e2e-schedule: alone (run-e2e.sh): for a second or more every kfree of the machine is slowed.
 . "$(dirname "$0")/../e2e-lib.sh"
 t_require_root || { t_done; exit; }
 export XDG_CACHE_HOME="$T_CACHE"

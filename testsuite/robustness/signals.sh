@@ -291,7 +291,7 @@ t "after the run: its end probe's output waits for a reader (wchan ${w:-none})" 
 kill -TERM $pid
 stop $pid HUP
 exec 7<&-
-t "after the run, a third signal while the output waits: exit status 1" 1 '' '~^ukstap: interrupted' -- \
+t "after the run, a third signal while the output waits: exit status 1, SystemTap's message" 1 '' '~^ukstap: too many interrupts received, exiting.$' -- \
   bash -c "cat '$T_TMP/end.err' >&2; exit $rc"
 t "after the run, a third signal while the output waits: exits within 5 s (took $ms ms)" 0 '' '' -- test $ms -lt 5000
 t_gone "a third signal after the run" "$ids"
