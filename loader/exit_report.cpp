@@ -13,6 +13,7 @@
 
 #include "driver/diagnostics.h"
 #include "common/stp_vma.h"
+#include "loader/attach.h"
 #include "loader/kstack_output.h"
 #include "loader/ksym.h"
 #include "loader/output.h"
@@ -147,7 +148,7 @@ int ExitReport::losses() {
 }
 
 void KernelSkips::add(const char* name, uint64_t misses) {
-  if (std::strncmp(name, "stp_probe_", 10) == 0 || std::strncmp(name, "stp_sys_", 8) == 0)
+  if (std::strncmp(name, "stp_probe_", 10) == 0 || syscall_dispatcher_tracepoint(name))
     probes += misses;
   else
     runtime += misses;

@@ -35,7 +35,8 @@ class KernelStacks;
 // handler never runs and only this counter says so. SystemTap counts a probe it could not run
 // for want of its context in "skipped probes", so a probe program's misses go there.
 struct KernelSkips {
-  // stp_probe_* and the syscall dispatchers stp_sys_* (their misses are syscall probes not run):
+  // stp_probe_* and the syscall dispatchers (syscall_dispatcher_tracepoint(): their misses are
+  // syscall probes not run):
   // added to the "skipped probes" of the exit report.
   uint64_t probes = 0;
   // The runtime's own programs (stp_rt_*: the kernel VMA cache; syscall-type helpers, which
